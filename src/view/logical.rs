@@ -1,0 +1,253 @@
+//! Logical messages: the concatenation of the payloads of one field, walked
+//! in place.
+//!
+//! Protobuf merges a singular message field that appears several times, and
+//! parsing the concatenation of two encodings is the same as merging them. So
+//! `Example.features`, a map value, or a oneof member that repeats are each
+//! one *logical* message made of several byte segments. A [`Logical`] names
+//! such a message without collecting its segments: a root buffer and a path of
+//! up to [`MAX_PATH`] field numbers to descend; iterating it walks the root and
+//! yields the fields of every matching payload in wire order. Nothing is
+//! allocated.
+
+use crate::error::{DecodeError, DecodeReason};
+use crate::wire::{Field, FieldReader, Value, MAX_DEPTH};
+
+/// Longest path below a root that the schemas need.
+pub(crate) const MAX_PATH: usize = 3;
+
+/// A logical message: the payloads of `path` below `root`, concatenated.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Logical<'a> {
+    root: &'a [u8],
+    base: u64,
+    depth: u32,
+    path: [u32; MAX_PATH],
+    len: u8,
+    /// Payloads of the last path step whose tag is before this offset are
+    /// left out (they were cleared by a different oneof member).
+    skip_before: u64,
+}
+
+impl<'a> Logical<'a> {
+    /// The message `root` itself, at absolute offset `base` and nesting `depth`.
+    pub(crate) fn root(root: &'a [u8], base: u64, depth: u32) -> Self {
+        Logical {
+            root,
+            base,
+            depth,
+            path: [0; MAX_PATH],
+            len: 0,
+            skip_before: 0,
+        }
+    }
+
+    /// The logical message formed by the payloads of field `number`.
+    pub(crate) fn child(mut self, number: u32) -> Self {
+        debug_assert!((self.len as usize) < MAX_PATH);
+        if (self.len as usize) < MAX_PATH {
+            self.path[self.len as usize] = number;
+            self.len += 1;
+        }
+        self.skip_before = 0;
+        self
+    }
+
+    /// Leaves out payloads of the last path step that start before `offset`.
+    pub(crate) fn skip_before(mut self, offset: u64) -> Self {
+        self.skip_before = offset;
+        self
+    }
+
+    /// Nesting depth of this logical message.
+    pub(crate) fn depth(&self) -> u32 {
+        self.depth + self.len as u32
+    }
+
+
+    /// Absolute offset of the root's first byte.
+    pub(crate) fn root_offset(&self) -> u64 {
+        self.base
+    }
+
+    /// The fields of the logical message, in wire order.
+    pub(crate) fn fields(&self) -> LogicalFields<'a> {
+        let empty = FieldReader::new(&[], 0, 0);
+        LogicalFields {
+            readers: [
+                FieldReader::new(self.root, self.base, self.depth),
+                empty.clone(),
+                empty.clone(),
+                empty,
+            ],
+            level: 0,
+            path: self.path,
+            len: self.len,
+            depth: self.depth,
+            skip_before: self.skip_before,
+            done: false,
+        }
+    }
+
+    /// The segments (payloads) making up the logical message, with their
+    /// absolute offsets.
+    pub(crate) fn segments(&self) -> Segments<'a> {
+        if self.len == 0 {
+            return Segments {
+                inner: None,
+                root: Some((self.root, self.base)),
+                last: 0,
+                skip_before: 0,
+            };
+        }
+        let mut parent = *self;
+        parent.len -= 1;
+        parent.skip_before = 0;
+        Segments {
+            inner: Some(parent.fields()),
+            root: None,
+            last: self.path[self.len as usize - 1],
+            skip_before: self.skip_before,
+        }
+    }
+}
+
+/// Iterator over the fields of a [`Logical`].
+#[derive(Clone, Debug)]
+pub(crate) struct LogicalFields<'a> {
+    readers: [FieldReader<'a>; MAX_PATH + 1],
+    level: u8,
+    path: [u32; MAX_PATH],
+    len: u8,
+    depth: u32,
+    skip_before: u64,
+    done: bool,
+}
+
+impl<'a> Iterator for LogicalFields<'a> {
+    type Item = Result<Field<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let level = self.level as usize;
+            match self.readers[level].next() {
+                None => {
+                    if level == 0 {
+                        self.done = true;
+                        return None;
+                    }
+                    self.level -= 1;
+                }
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+                Some(Ok(f)) => {
+                    if level == self.len as usize {
+                        return Some(Ok(f));
+                    }
+                    if f.number != self.path[level] {
+                        continue;
+                    }
+                    let Value::Len(payload) = f.value else {
+                        continue; // wrong wire type: an unknown field
+                    };
+                    if level + 1 == self.len as usize && f.offset < self.skip_before {
+                        continue;
+                    }
+                    let depth = self.depth + level as u32 + 1;
+                    if depth > MAX_DEPTH {
+                        self.done = true;
+                        return Some(Err(DecodeError::new(
+                            f.value_offset,
+                            DecodeReason::DepthLimitExceeded,
+                        )));
+                    }
+                    self.readers[level + 1] = FieldReader::new(payload, f.value_offset, depth);
+                    self.level += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Iterator over the segments of a [`Logical`]: `(payload, absolute offset)`.
+pub(crate) struct Segments<'a> {
+    inner: Option<LogicalFields<'a>>,
+    root: Option<(&'a [u8], u64)>,
+    last: u32,
+    skip_before: u64,
+}
+
+impl<'a> Iterator for Segments<'a> {
+    type Item = Result<(&'a [u8], u64), DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let Some(inner) = self.inner.as_mut() else {
+            return self.root.take().map(Ok);
+        };
+        for f in inner.by_ref() {
+            match f {
+                Err(e) => return Some(Err(e)),
+                Ok(f) => {
+                    if f.number != self.last || f.offset < self.skip_before {
+                        continue;
+                    }
+                    if let Value::Len(p) = f.value {
+                        return Some(Ok((p, f.value_offset)));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(l: Logical<'_>) -> Vec<(u32, u64)> {
+        l.fields()
+            .map(|f| {
+                let f = f.unwrap();
+                let v = match f.value {
+                    Value::Varint(v) => v,
+                    _ => 999,
+                };
+                (f.number, v)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn concatenates_payloads_of_a_field() {
+        // field 1 {f2=1}, field 3=5, field 1 {f2=2, f4=3}, field 1 (varint, unknown)
+        let buf = [
+            0x0a, 0x02, 0x10, 0x01, 0x18, 0x05, 0x0a, 0x04, 0x10, 0x02, 0x20, 0x03, 0x08, 0x01,
+        ];
+        let root = Logical::root(&buf, 0, 0);
+        assert_eq!(collect(root.child(1)), vec![(2, 1), (2, 2), (4, 3)]);
+        assert_eq!(collect(root.child(3)), vec![]);
+        assert_eq!(collect(root.child(1).skip_before(6)), vec![(2, 2), (4, 3)]);
+        let segs: Vec<_> = root.child(1).segments().map(|s| s.unwrap().1).collect();
+        assert_eq!(segs, vec![2, 8]);
+        assert_eq!(root.child(1).depth(), 1);
+    }
+
+    #[test]
+    fn nested_paths_and_errors() {
+        // field 1 { field 2 { field 5 = 7 } }, then garbage tag with wire type 7
+        let buf = [0x0a, 0x04, 0x12, 0x02, 0x28, 0x07, 0x0f];
+        let root = Logical::root(&buf, 10, 0);
+        let mut it = root.child(1).child(2).fields();
+        assert_eq!(it.next().unwrap().unwrap().value, Value::Varint(7));
+        let e = it.next().unwrap().unwrap_err();
+        assert_eq!(e, DecodeError::new(16, DecodeReason::InvalidWireType(7)));
+        assert!(it.next().is_none());
+    }
+}
