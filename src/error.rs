@@ -19,7 +19,7 @@
 //! assert_eq!(err.offset(), 0);
 //! assert_eq!(
 //!     err.to_string(),
-//!     "[truncated_data] record 0 at byte 0: declared 16 bytes of data, 4 available"
+//!     "[truncated_data]: record 0 at byte 0: declared 16 bytes of data, 4 available"
 //! );
 //! ```
 
@@ -260,8 +260,9 @@ impl fmt::Display for ErrorKind {
 
 /// An error with its kind, file, record id and absolute byte offset.
 ///
-/// Displayed as `[kind] file: record N at byte O: details`; the command-line
-/// tool prefixes `error`.
+/// Displayed as `[kind]: file: record N at byte O: details`; the command-line
+/// tool prefixes `error`, giving SPEC §8's
+/// `error[data_crc_mismatch]: train.tfrecord: record 12 at byte 4096: stored 0x…, computed 0x…`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,
@@ -335,7 +336,7 @@ impl From<DecodeError> for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}] ", self.kind.name())?;
+        write!(f, "[{}]: ", self.kind.name())?;
         if let Some(file) = &self.file {
             write!(f, "{file}: ")?;
         }

@@ -1,0 +1,158 @@
+//! Command-line arguments (SPEC §9).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Read, check and inspect TFRecord and OFRecord files.
+#[derive(Debug, Parser)]
+#[command(name = "recordwire", version, about, long_about = None)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Framing of a record file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FramingArg {
+    /// Detect from the first bytes (SPEC §1).
+    Auto,
+    /// TFRecord: length, length CRC, data, data CRC.
+    Tfrecord,
+    /// OFRecord: signed 64-bit length, data.
+    Ofrecord,
+}
+
+/// Payload message type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PayloadArg {
+    /// tf.Example (default for TFRecord).
+    Example,
+    /// tf.SequenceExample.
+    #[value(name = "sequence_example", alias = "sequence-example")]
+    SequenceExample,
+    /// OneFlow OFRecord (default for OFRecord).
+    Ofrecord,
+    /// Not decoded.
+    Raw,
+}
+
+/// Compression of a TFRecord file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompressionArg {
+    /// Detect from the first bytes.
+    Auto,
+    /// Not compressed.
+    None,
+    /// One GZIP stream (possibly multi-member).
+    Gzip,
+    /// One ZLIB stream.
+    Zlib,
+}
+
+/// What to do at a damaged record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnError {
+    /// Stop at the first error, after every valid record before it.
+    Fail,
+    /// Skip damaged records, report each, and go on.
+    Skip,
+}
+
+/// Options shared by the commands that read record files.
+#[derive(Debug, Clone, Args)]
+pub struct ReadArgs {
+    /// Framing of the input.
+    #[arg(long, value_enum, default_value_t = FramingArg::Auto)]
+    pub framing: FramingArg,
+    /// Payload type (default: example for TFRecord, ofrecord for OFRecord).
+    #[arg(long, value_enum)]
+    pub payload: Option<PayloadArg>,
+    /// Compression of the input.
+    #[arg(long, value_enum, default_value_t = CompressionArg::Auto)]
+    pub compression: CompressionArg,
+    /// Strict mode: also report duplicate keys, unknown fields and mixed packing.
+    #[arg(long)]
+    pub strict: bool,
+    /// Read files with plain reads instead of a memory map.
+    #[arg(long)]
+    pub no_mmap: bool,
+    /// Do not check the data CRCs of TFRecord frames (length CRCs are always checked).
+    #[arg(long)]
+    pub no_data_crc: bool,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print every record as one line of JSON (JSON Lines).
+    Cat {
+        /// Record files (`-` for stdin).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Stop at the first damaged record, or skip damaged records.
+        #[arg(long, value_enum, default_value_t = OnError::Fail)]
+        on_error: OnError,
+        /// With --on-error skip: give up after this many errors.
+        #[arg(long)]
+        max_errors: Option<u64>,
+        /// Only these features (comma-separated names).
+        #[arg(long, value_delimiter = ',')]
+        features: Option<Vec<String>>,
+    },
+    /// Print one bare serialized message (no framing) as one JSON object.
+    Decode {
+        /// The message (`-` or nothing for stdin).
+        file: Option<PathBuf>,
+        /// Payload type of the message.
+        #[arg(long, value_enum, default_value_t = PayloadArg::Example)]
+        payload: PayloadArg,
+        /// Strict mode.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Print the annotated wire tree of records, offset by offset.
+    Dump {
+        /// Record file (`-` for stdin).
+        file: PathBuf,
+        /// Only this record id.
+        #[arg(long)]
+        record: Option<u64>,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Check every frame, CRC and payload; print one line per problem.
+    Verify {
+        /// Record files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Print the number of records.
+    Count {
+        /// Record files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+    },
+    /// Print the record count, size statistics and the schema.
+    Inspect {
+        /// Record file.
+        file: PathBuf,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Print the report as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+}

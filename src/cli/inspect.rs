@@ -1,0 +1,322 @@
+//! `inspect`: record count, size statistics and the schema.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use super::{decode_error, report, CmdResult, Failure, ReadArgs};
+use crate::frame::ErrorPolicy;
+use crate::view::{
+    DecodeOptions, ExampleRef, FeatureRef, FeaturesRef, Kind, OfRecordRef, PayloadKind,
+    SequenceExampleRef,
+};
+use crate::DecodeError;
+
+/// Running min / max / sum.
+#[derive(Debug, Clone, Copy)]
+struct Stat {
+    min: u64,
+    max: u64,
+    sum: u64,
+    n: u64,
+}
+
+impl Default for Stat {
+    fn default() -> Self {
+        Stat {
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            n: 0,
+        }
+    }
+}
+
+impl Stat {
+    fn add(&mut self, v: u64) {
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.sum += v;
+        self.n += 1;
+    }
+
+    fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+
+    fn min(&self) -> u64 {
+        if self.n == 0 {
+            0
+        } else {
+            self.min
+        }
+    }
+}
+
+/// What is known of one feature name across the records.
+#[derive(Debug, Default)]
+struct FeatureStats {
+    /// Records holding the feature, per kind (`None` = a feature with no kind).
+    kinds: BTreeMap<Option<Kind>, u64>,
+    /// Values per record where present.
+    values: Stat,
+}
+
+#[derive(Debug, Default)]
+struct Schema {
+    context: BTreeMap<Vec<u8>, FeatureStats>,
+    /// SequenceExample feature lists: per name, the number of steps and the
+    /// stats of the features inside.
+    lists: BTreeMap<Vec<u8>, (Stat, FeatureStats)>,
+}
+
+fn kind_name(k: Option<Kind>) -> &'static str {
+    k.map_or("(no kind)", Kind::name)
+}
+
+fn add_feature(stats: &mut FeatureStats, f: FeatureRef<'_>) -> Result<(), DecodeError> {
+    let list = f.list()?;
+    *stats.kinds.entry(list.map(|l| l.kind())).or_default() += 1;
+    stats.values.add(match list {
+        Some(l) => l.len()? as u64,
+        None => 0,
+    });
+    Ok(())
+}
+
+fn add_features(
+    map: &mut BTreeMap<Vec<u8>, FeatureStats>,
+    features: FeaturesRef<'_>,
+) -> Result<(), DecodeError> {
+    for f in features.iter() {
+        let f = f?;
+        let stats = match map.get_mut(f.name()) {
+            Some(s) => s,
+            None => map.entry(f.name().to_vec()).or_default(),
+        };
+        add_feature(stats, f.feature)?;
+    }
+    Ok(())
+}
+
+impl Schema {
+    fn add(&mut self, payload: PayloadKind, data: &[u8], base: u64) -> Result<(), DecodeError> {
+        match payload {
+            PayloadKind::Example => {
+                add_features(&mut self.context, ExampleRef::new(data, base).features())
+            }
+            PayloadKind::OfRecord => {
+                add_features(&mut self.context, OfRecordRef::new(data, base).features())
+            }
+            PayloadKind::SequenceExample => {
+                let se = SequenceExampleRef::new(data, base);
+                add_features(&mut self.context, se.context())?;
+                for l in se.feature_lists().iter() {
+                    let l = l?;
+                    let (steps, stats) = self.lists.entry(l.name().to_vec()).or_default();
+                    steps.add(l.list.len()? as u64);
+                    for f in l.list.iter() {
+                        add_feature(stats, f?)?;
+                    }
+                }
+                Ok(())
+            }
+            PayloadKind::Raw => Ok(()),
+        }
+    }
+}
+
+fn name_json(name: &[u8]) -> String {
+    let mut v = Vec::new();
+    crate::json::write_str_bytes(&mut v, name);
+    String::from_utf8_lossy(&v).into_owned()
+}
+
+fn kinds_text(s: &FeatureStats) -> String {
+    s.kinds
+        .iter()
+        .map(|(k, n)| format!("{}×{n}", kind_name(*k)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn kinds_json(s: &FeatureStats) -> String {
+    let parts: Vec<String> = s
+        .kinds
+        .iter()
+        .map(|(k, n)| format!("\"{}\":{n}", k.map_or("none", Kind::name)))
+        .collect();
+    format!("{{{}}}", parts.join(","))
+}
+
+fn stat_json(s: &Stat) -> String {
+    format!(
+        "{{\"min\":{},\"max\":{},\"mean\":{:.3},\"total\":{}}}",
+        s.min(),
+        s.max,
+        s.mean(),
+        s.sum
+    )
+}
+
+/// Runs `inspect` on one file.
+pub(super) fn inspect(
+    path: &Path,
+    read: &ReadArgs,
+    json: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let mut source = read.open(path, ErrorPolicy::Fail)?;
+    let name = source.name().to_string();
+    let framing = source.framing();
+    let compression = source.compression();
+    let payload = read.payload_for(framing);
+    let mut sizes = Stat::default();
+    let mut schema = Schema::default();
+    let options = DecodeOptions {
+        strict: read.strict,
+    };
+    while let Some(item) = source.next_record() {
+        let record = match item {
+            Ok(r) => r,
+            Err(e) => {
+                report(stderr, &e);
+                return Err(Failure::Data);
+            }
+        };
+        sizes.add(record.data.len() as u64);
+        let r = payload
+            .validate(record.data, record.data_offset, options)
+            .and_then(|()| schema.add(payload, record.data, record.data_offset));
+        if let Err(e) = r {
+            report(stderr, &decode_error(&name, &record, e));
+            return Err(Failure::Data);
+        }
+    }
+    if json {
+        let feats: Vec<String> = schema
+            .context
+            .iter()
+            .map(|(n, s)| {
+                format!(
+                    "{}:{{\"records\":{},\"kinds\":{},\"values\":{}}}",
+                    name_json(n),
+                    s.values.n,
+                    kinds_json(s),
+                    stat_json(&s.values)
+                )
+            })
+            .collect();
+        let lists: Vec<String> = schema
+            .lists
+            .iter()
+            .map(|(n, (steps, s))| {
+                format!(
+                    "{}:{{\"records\":{},\"steps\":{},\"kinds\":{},\"values\":{}}}",
+                    name_json(n),
+                    steps.n,
+                    stat_json(steps),
+                    kinds_json(s),
+                    stat_json(&s.values)
+                )
+            })
+            .collect();
+        writeln!(
+            stdout,
+            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
+            name_json(name.as_bytes()),
+            framing.name(),
+            compression.name(),
+            payload.name(),
+            sizes.n,
+            stat_json(&sizes),
+            feats.join(","),
+            lists.join(",")
+        )?;
+        return Ok(());
+    }
+    writeln!(stdout, "file:        {name}")?;
+    writeln!(
+        stdout,
+        "format:      {} frames, {} compression, {} payloads",
+        framing.name(),
+        compression.name(),
+        payload.name()
+    )?;
+    writeln!(stdout, "records:     {}", sizes.n)?;
+    writeln!(
+        stdout,
+        "record size: min {} / mean {:.1} / max {} bytes, {} bytes of data in all",
+        sizes.min(),
+        sizes.mean(),
+        sizes.max,
+        sizes.sum
+    )?;
+    if payload == PayloadKind::Raw {
+        return Ok(());
+    }
+    let width = schema
+        .context
+        .keys()
+        .chain(schema.lists.keys())
+        .map(|n| name_json(n).chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(7);
+    let label = if payload == PayloadKind::SequenceExample {
+        "context features"
+    } else {
+        "features"
+    };
+    writeln!(stdout, "{label}:    {}", schema.context.len())?;
+    if !schema.context.is_empty() {
+        writeln!(
+            stdout,
+            "  {:<width$}  {:<24}  {:>8}  values per record (min / mean / max)",
+            "name", "kind", "records"
+        )?;
+    }
+    for (n, s) in &schema.context {
+        writeln!(
+            stdout,
+            "  {:<width$}  {:<24}  {:>8}  {} / {:.1} / {}",
+            name_json(n),
+            kinds_text(s),
+            s.values.n,
+            s.values.min(),
+            s.values.mean(),
+            s.values.max
+        )?;
+    }
+    if payload == PayloadKind::SequenceExample {
+        writeln!(stdout, "feature lists:    {}", schema.lists.len())?;
+        if !schema.lists.is_empty() {
+            writeln!(
+                stdout,
+                "  {:<width$}  {:<24}  {:>8}  steps (min / mean / max)  values per step (min / mean / max)",
+                "name", "kind", "records"
+            )?;
+        }
+        for (n, (steps, s)) in &schema.lists {
+            writeln!(
+                stdout,
+                "  {:<width$}  {:<24}  {:>8}  {} / {:.1} / {}  {} / {:.1} / {}",
+                name_json(n),
+                kinds_text(s),
+                steps.n,
+                steps.min(),
+                steps.mean(),
+                steps.max,
+                s.values.min(),
+                s.values.mean(),
+                s.values.max
+            )?;
+        }
+    }
+    Ok(())
+}

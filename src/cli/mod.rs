@@ -1,0 +1,478 @@
+//! The `recordwire` command line (SPEC §9), as library functions over
+//! writers: `main` only collects the arguments and exits with the status
+//! [`run`] returns.
+//!
+//! Exit status: 0 on success, 1 when data is invalid or corrupt, 2 on usage
+//! errors and when an input cannot be opened. Errors are printed as
+//! `error[kind]: file: record N at byte O: details`.
+
+mod args;
+mod inspect;
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use clap::Parser;
+
+pub use args::{Cli, Command, CompressionArg, FramingArg, OnError, PayloadArg, ReadArgs};
+
+use crate::error::{Error, ErrorKind};
+use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
+use crate::io::{Compression, OpenOptions, Source};
+use crate::json;
+use crate::view::PayloadKind;
+
+/// Exit status: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: the data is invalid or corrupt.
+pub const EXIT_DATA: i32 = 1;
+/// Exit status: usage error, or an input that cannot be opened.
+pub const EXIT_USAGE: i32 = 2;
+
+/// What a command's failure means for the exit status.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad data: reported already, exit 1.
+    Data,
+    /// An error to print, and its exit status.
+    Fatal(Error, i32),
+    /// The output was closed (e.g. `| head`): stop quietly, exit 0.
+    Closed,
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Failure::Closed
+        } else {
+            Failure::Fatal(Error::io(&e), EXIT_USAGE)
+        }
+    }
+}
+
+type CmdResult = Result<(), Failure>;
+
+/// Parses `args` (program name first) and runs the command, writing to
+/// `stdout` and `stderr`. Returns the exit status.
+pub fn run<I, T>(args: I, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let text = e.render().to_string();
+            let _ = if e.use_stderr() {
+                stderr.write_all(text.as_bytes())
+            } else {
+                stdout.write_all(text.as_bytes())
+            };
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Cat {
+            files,
+            read,
+            on_error,
+            max_errors,
+            features,
+        } => cat(
+            &files, &read, on_error, max_errors, features, stdout, stderr,
+        ),
+        Command::Decode {
+            file,
+            payload,
+            strict,
+        } => decode(file.as_deref(), payload, strict, stdout),
+        Command::Dump { file, record, read } => dump(&file, record, &read, stdout, stderr),
+        Command::Verify { files, read } => verify(&files, &read, stdout, stderr),
+        Command::Count { files, read } => count(&files, &read, stdout, stderr),
+        Command::Inspect { file, read, json } => {
+            inspect::inspect(&file, &read, json, stdout, stderr)
+        }
+    };
+    let code = match result {
+        Ok(()) => EXIT_OK,
+        Err(Failure::Data) => EXIT_DATA,
+        Err(Failure::Closed) => EXIT_OK,
+        Err(Failure::Fatal(e, code)) => {
+            let _ = writeln!(stderr, "error{e}");
+            code
+        }
+    };
+    let _ = stdout.flush();
+    code
+}
+
+/// Prints an error as SPEC §8 shows it.
+pub(crate) fn report(stderr: &mut dyn Write, e: &Error) {
+    let _ = writeln!(stderr, "error{e}");
+}
+
+impl ReadArgs {
+    pub(crate) fn open_options(&self, policy: ErrorPolicy) -> OpenOptions {
+        OpenOptions {
+            framing: match self.framing {
+                FramingArg::Auto => None,
+                FramingArg::Tfrecord => Some(Framing::TfRecord),
+                FramingArg::Ofrecord => Some(Framing::OfRecord),
+            },
+            compression: match self.compression {
+                CompressionArg::Auto => Compression::Auto,
+                CompressionArg::None => Compression::None,
+                CompressionArg::Gzip => Compression::Gzip,
+                CompressionArg::Zlib => Compression::Zlib,
+            },
+            mmap: !self.no_mmap,
+            read: ReadOptions::default()
+                .with_data_crc(!self.no_data_crc)
+                .with_policy(policy),
+        }
+    }
+
+    /// The payload kind for a file of `framing`.
+    pub(crate) fn payload_for(&self, framing: Framing) -> PayloadKind {
+        match self.payload {
+            Some(p) => p.into(),
+            None => match framing {
+                Framing::TfRecord => PayloadKind::Example,
+                Framing::OfRecord => PayloadKind::OfRecord,
+            },
+        }
+    }
+
+    /// Opens `path`; an input that cannot be opened is a fatal error.
+    pub(crate) fn open(&self, path: &Path, policy: ErrorPolicy) -> Result<Source, Failure> {
+        Source::open(path, &self.open_options(policy)).map_err(|e| Failure::Fatal(e, EXIT_USAGE))
+    }
+}
+
+impl From<PayloadArg> for PayloadKind {
+    fn from(p: PayloadArg) -> Self {
+        match p {
+            PayloadArg::Example => PayloadKind::Example,
+            PayloadArg::SequenceExample => PayloadKind::SequenceExample,
+            PayloadArg::Ofrecord => PayloadKind::OfRecord,
+            PayloadArg::Raw => PayloadKind::Raw,
+        }
+    }
+}
+
+/// A decode error of `record` in `source`, with file and record id.
+pub(crate) fn decode_error(file: &str, record: &Record<'_>, e: crate::DecodeError) -> Error {
+    Error::from(e).with_record(record.id).with_file(file)
+}
+
+/// Says on stderr why a skipping walk stopped early, if it did.
+fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) {
+    if let Some(max) = max_errors {
+        if source.errors() >= max {
+            let _ = writeln!(
+                stderr,
+                "{}: gave up after {} errors (--max-errors {max})",
+                source.name(),
+                source.errors()
+            );
+        }
+    }
+}
+
+fn cat(
+    files: &[std::path::PathBuf],
+    read: &ReadArgs,
+    on_error: OnError,
+    max_errors: Option<u64>,
+    features: Option<Vec<String>>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let policy = match on_error {
+        OnError::Fail => ErrorPolicy::Fail,
+        OnError::Skip => ErrorPolicy::Skip { max_errors },
+    };
+    let filter: Option<Vec<Vec<u8>>> =
+        features.map(|v| v.into_iter().map(String::into_bytes).collect());
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
+    let mut line = Vec::with_capacity(1 << 12);
+    let mut bad = false;
+    for path in files {
+        let mut source = read.open(path, policy)?;
+        let payload = read.payload_for(source.framing());
+        let mut decode_errors = 0u64;
+        loop {
+            let item = source.next_record();
+            let err = match item {
+                None => break,
+                Some(Ok(record)) => {
+                    line.clear();
+                    match json::write_record(
+                        &mut line,
+                        payload,
+                        record.data,
+                        record.data_offset,
+                        read.strict,
+                        filter.as_deref(),
+                    ) {
+                        Ok(()) => {
+                            line.push(b'\n');
+                            out.write_all(&line)?;
+                            continue;
+                        }
+                        Err(e) => {
+                            let err = Error::from(e).with_record(record.id);
+                            decode_errors += 1;
+                            err
+                        }
+                    }
+                }
+                Some(Err(e)) => e,
+            };
+            let err = if err.file().is_none() {
+                err.with_file(source.name())
+            } else {
+                err
+            };
+            bad = true;
+            out.flush()?;
+            report(stderr, &err);
+            if on_error == OnError::Fail {
+                return Err(Failure::Data);
+            }
+            if matches!(err.kind(), ErrorKind::Decode(_)) {
+                if max_errors.is_some_and(|m| decode_errors + source.errors() >= m) {
+                    let _ = writeln!(
+                        stderr,
+                        "{}: gave up after {} errors",
+                        source.name(),
+                        decode_errors + source.errors()
+                    );
+                    return Err(Failure::Data);
+                }
+            } else if let Some((start, end)) = source.skipped() {
+                let _ = writeln!(stderr, "{}: skipped bytes {start}..{end}", source.name());
+            }
+        }
+        gave_up(&source, max_errors, stderr);
+    }
+    out.flush()?;
+    if bad {
+        Err(Failure::Data)
+    } else {
+        Ok(())
+    }
+}
+
+fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failure> {
+    let mut buf = Vec::new();
+    match file {
+        None => {
+            io::stdin().read_to_end(&mut buf)?;
+            Ok((buf, "-".into()))
+        }
+        Some(p) if p == Path::new("-") => {
+            io::stdin().read_to_end(&mut buf)?;
+            Ok((buf, "-".into()))
+        }
+        Some(p) => {
+            let name = p.display().to_string();
+            let buf = std::fs::read(p)
+                .map_err(|e| Failure::Fatal(Error::io(&e).with_file(name.as_str()), EXIT_USAGE))?;
+            Ok((buf, name))
+        }
+    }
+}
+
+fn decode(
+    file: Option<&Path>,
+    payload: PayloadArg,
+    strict: bool,
+    stdout: &mut dyn Write,
+) -> CmdResult {
+    let (bytes, name) = read_input(file)?;
+    let mut line = Vec::new();
+    match json::write_record(&mut line, payload.into(), &bytes, 0, strict, None) {
+        Ok(()) => {
+            line.push(b'\n');
+            stdout.write_all(&line)?;
+            Ok(())
+        }
+        Err(e) => Err(Failure::Fatal(Error::from(e).with_file(name), EXIT_DATA)),
+    }
+}
+
+fn dump(
+    path: &Path,
+    only: Option<u64>,
+    read: &ReadArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    use std::fmt::Write as _;
+    let mut source = read.open(path, ErrorPolicy::Fail)?;
+    let name = source.name().to_string();
+    let framing = source.framing();
+    let payload = read.payload_for(framing);
+    let _ = writeln!(
+        stdout,
+        "# {}: {} frames{}, {} payloads",
+        source.name(),
+        framing.name(),
+        match source.compression() {
+            Compression::None | Compression::Auto => String::new(),
+            c => format!(
+                " in a {} stream (offsets are in the decompressed stream)",
+                c.name()
+            ),
+        },
+        payload.name()
+    );
+    let mut text = String::new();
+    let mut found = false;
+    while let Some(item) = source.next_record() {
+        let record = match item {
+            Ok(r) => r,
+            Err(e) => {
+                report(stderr, &e);
+                return Err(Failure::Data);
+            }
+        };
+        if only.is_some_and(|n| n != record.id) {
+            continue;
+        }
+        found = true;
+        text.clear();
+        let len = record.data.len() as u64;
+        let _ = writeln!(
+            text,
+            "\n# record {} at byte {}: {} bytes of data at byte {}",
+            record.id, record.offset, len, record.data_offset
+        );
+        let le = len.to_le_bytes();
+        let hex = |b: &[u8]| {
+            b.iter()
+                .map(|x| format!("{x:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let _ = writeln!(text, "{:08x}  {:<23} length {len}", record.offset, hex(&le));
+        if framing == Framing::TfRecord {
+            let _ = writeln!(
+                text,
+                "{:08x}  {:<23} length crc {:#010x}",
+                record.offset + 8,
+                hex(&crate::frame::masked_crc32c(&le).to_le_bytes()),
+                crate::frame::masked_crc32c(&le)
+            );
+        }
+        let r = crate::dump::dump_payload(&mut text, payload, record.data, record.data_offset);
+        if framing == Framing::TfRecord {
+            let crc = crate::frame::masked_crc32c(record.data);
+            let _ = writeln!(
+                text,
+                "{:08x}  {:<23} data crc {:#010x}",
+                record.data_offset + len,
+                hex(&crc.to_le_bytes()),
+                crc
+            );
+        }
+        stdout.write_all(text.as_bytes())?;
+        if let Err(e) = r {
+            report(stderr, &decode_error(&name, &record, e));
+            return Err(Failure::Data);
+        }
+        if only.is_some() {
+            break;
+        }
+    }
+    if let Some(n) = only {
+        if !found {
+            let _ = writeln!(stderr, "error: {}: no record {n}", source.name());
+            return Err(Failure::Data);
+        }
+    }
+    Ok(())
+}
+
+fn verify(
+    files: &[std::path::PathBuf],
+    read: &ReadArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let mut bad = false;
+    for path in files {
+        let mut source = read.open(path, ErrorPolicy::Skip { max_errors: None })?;
+        let name = source.name().to_string();
+        let payload = read.payload_for(source.framing());
+        let options = crate::view::DecodeOptions {
+            strict: read.strict,
+        };
+        let (mut ok, mut problems) = (0u64, 0u64);
+        loop {
+            let problem = match source.next_record() {
+                None => break,
+                Some(Ok(record)) => {
+                    match payload.validate(record.data, record.data_offset, options) {
+                        Ok(()) => {
+                            ok += 1;
+                            continue;
+                        }
+                        Err(e) => decode_error(&name, &record, e),
+                    }
+                }
+                Some(Err(e)) => e,
+            };
+            problems += 1;
+            writeln!(stdout, "error{problem}")?;
+        }
+        if problems > 0 {
+            bad = true;
+        }
+        let _ = writeln!(
+            stderr,
+            "{}: {ok} valid records, {problems} problems",
+            source.name()
+        );
+    }
+    if bad {
+        Err(Failure::Data)
+    } else {
+        Ok(())
+    }
+}
+
+fn count(
+    files: &[std::path::PathBuf],
+    read: &ReadArgs,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let mut total = 0u64;
+    for path in files {
+        let mut source = read.open(path, ErrorPolicy::Fail)?;
+        let mut n = 0u64;
+        while let Some(item) = source.next_record() {
+            match item {
+                Ok(_) => n += 1,
+                Err(e) => {
+                    report(stderr, &e);
+                    return Err(Failure::Data);
+                }
+            }
+        }
+        total += n;
+        if files.len() > 1 {
+            writeln!(stdout, "{n}\t{}", source.name())?;
+        } else {
+            writeln!(stdout, "{n}")?;
+        }
+    }
+    if files.len() > 1 {
+        writeln!(stdout, "{total}\ttotal")?;
+    }
+    Ok(())
+}
