@@ -1,0 +1,285 @@
+//! A whole record file in memory: mapped, or read.
+
+use std::fmt;
+use std::fs::{File, Metadata};
+use std::io::{Cursor, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::compress::{decoder, read_all, read_error};
+use super::{mmap, resolve, Compression, OpenOptions};
+use crate::error::{Error, ErrorKind};
+use crate::frame::{detect, records_at, Framing, ReadOptions, Record, Records};
+
+/// The name given to standard input in messages.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// A whole record file, its (uncompressed) content held as [`Bytes`].
+///
+/// - A plain regular file is **memory-mapped** and wrapped with
+///   [`Bytes::from_owner`]: no copy at all, and
+///   [`record_bytes`](Self::record_bytes) hands out owned, `Send + 'static`
+///   slices of the map.
+/// - With [`OpenOptions::mmap`] off (`--no-mmap`), for empty files, for what is
+///   not a regular file (pipes, devices, `-` for stdin), or when mapping
+///   fails, the file is read into memory instead.
+/// - A compressed file (GZIP or ZLIB, see [`Compression`]) is decompressed
+///   into memory: **not zero-copy**, and the whole decompressed content is
+///   held. (To walk a compressed file with bounded memory, use
+///   [`Source`](super::Source), which streams it.) If decompression fails, the
+///   content stops where it failed and the iteration reports a
+///   `compression_error` there, after every record before it.
+///
+/// ```
+/// use recordwire::frame::{file_of, Framing};
+/// use recordwire::io::{OpenOptions, RecordFile};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("data.tfrecord");
+/// std::fs::write(&path, file_of(Framing::TfRecord, [&b"one"[..], b"two"]))?;
+///
+/// let file = RecordFile::open(&path, &OpenOptions::default())?;
+/// assert_eq!(file.framing(), Framing::TfRecord); // detected
+/// let mut owned = Vec::new();
+/// for record in file.records() {
+///     let record = record?;
+///     owned.push(file.record_bytes(&record)); // zero-copy, 'static
+/// }
+/// drop(file);
+/// assert_eq!(owned, [&b"one"[..], b"two"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct RecordFile {
+    bytes: Bytes,
+    name: Arc<str>,
+    framing: Framing,
+    compression: Compression,
+    read: ReadOptions,
+    mapped: bool,
+    /// Decompression stopped early for this reason.
+    early_end: Option<ErrorKind>,
+}
+
+/// Shows what the file is, not its bytes.
+impl fmt::Debug for RecordFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RecordFile")
+            .field("name", &self.name)
+            .field("framing", &self.framing)
+            .field("compression", &self.compression)
+            .field("len", &self.bytes.len())
+            .field("mapped", &self.mapped)
+            .field("early_end", &self.early_end)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RecordFile {
+    /// Opens the file at `path` (`-` for stdin, read whole), detecting its
+    /// framing and compression unless `options` name them.
+    ///
+    /// Errors: `io_error` (with the file name) when the file cannot be opened
+    /// or read. Damage inside the file is reported while iterating.
+    pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<RecordFile, Error> {
+        let path = path.as_ref();
+        if path == Path::new("-") {
+            let name: Arc<str> = STDIN_NAME.into();
+            let mut content = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut content)
+                .map_err(|e| Error::io(&e).with_file(Arc::clone(&name)))?;
+            return Ok(Self::from_content(content.into(), name, options, false));
+        }
+        let name: Arc<str> = path.display().to_string().into();
+        let (file, meta) = open_file(path, &name)?;
+        let (content, mapped) = load(file, &meta, options.mmap, &name)?;
+        Ok(Self::from_content(content, name, options, mapped))
+    }
+
+    /// A record file over `bytes`, already in memory, named `name` in errors.
+    ///
+    /// Detection and decompression follow `options` as in
+    /// [`open`](Self::open) (`options.mmap` is not used).
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use recordwire::frame::{file_of, Framing};
+    /// use recordwire::io::{OpenOptions, RecordFile};
+    ///
+    /// let content = Bytes::from(file_of(Framing::OfRecord, [&b"a"[..]]));
+    /// let file = RecordFile::from_bytes(content, "mem", &OpenOptions::default());
+    /// assert_eq!(file.framing(), Framing::OfRecord);
+    /// assert_eq!(file.records().count(), 1);
+    /// ```
+    pub fn from_bytes(
+        bytes: Bytes,
+        name: impl Into<Arc<str>>,
+        options: &OpenOptions,
+    ) -> RecordFile {
+        Self::from_content(bytes, name.into(), options, false)
+    }
+
+    pub(crate) fn from_content(
+        raw: Bytes,
+        name: Arc<str>,
+        options: &OpenOptions,
+        mapped: bool,
+    ) -> RecordFile {
+        let (compression, framing) = resolve(detect(&raw), options);
+        let (bytes, early_end, mapped) = match compression {
+            Compression::Gzip | Compression::Zlib => {
+                let (content, err) = read_all(decoder(Cursor::new(raw), compression));
+                let early_end = err.map(|e| read_error(&e, compression));
+                (Bytes::from(content), early_end, false)
+            }
+            Compression::None | Compression::Auto => (raw, None, mapped),
+        };
+        RecordFile {
+            bytes,
+            name,
+            framing,
+            compression,
+            read: options.read,
+            mapped,
+            early_end,
+        }
+    }
+
+    /// The name used in errors: the path as given, or `<stdin>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The framing (detected or named in the options).
+    pub fn framing(&self) -> Framing {
+        self.framing
+    }
+
+    /// The compression the file had: [`Compression::None`],
+    /// [`Compression::Gzip`] or [`Compression::Zlib`].
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// The read options [`records`](Self::records) uses.
+    pub fn read_options(&self) -> ReadOptions {
+        self.read
+    }
+
+    /// Whether the content is a memory map of the file (zero-copy).
+    pub fn is_mapped(&self) -> bool {
+        self.mapped
+    }
+
+    /// The whole content (decompressed, for a compressed file).
+    pub fn bytes(&self) -> &Bytes {
+        &self.bytes
+    }
+
+    /// Bytes of the content (decompressed, for a compressed file).
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the content is empty (a file with zero records).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Iterates over every frame, with the file's read options; every error
+    /// carries the file name.
+    pub fn records(&self) -> Records<'_> {
+        self.records_with(self.read)
+    }
+
+    /// Like [`records`](Self::records), with other read options.
+    pub fn records_with(&self, opts: ReadOptions) -> Records<'_> {
+        self.records_from(0, 0, opts)
+    }
+
+    /// Iterates from the frame at absolute `offset` (known from an index), which
+    /// gets id `first_id`. An `offset` past the end gives an empty iteration.
+    pub fn records_from(&self, offset: u64, first_id: u64, opts: ReadOptions) -> Records<'_> {
+        let len = self.bytes.len();
+        let start = usize::try_from(offset).map_or(len, |o| o.min(len));
+        let rest = self.bytes.get(start..).unwrap_or_default();
+        records_at(rest, start as u64, first_id, self.framing, opts)
+            .with_file(Arc::clone(&self.name))
+            .with_early_end(self.early_end.clone())
+    }
+
+    /// The error that made the content end early (decompression failure), if any.
+    pub fn early_end(&self) -> Option<&ErrorKind> {
+        self.early_end.as_ref()
+    }
+
+    /// The data of `record` (read from this file) as an owned handle that
+    /// shares this file's memory: no copy, `Send + 'static`, valid after the
+    /// file is dropped.
+    ///
+    /// If `record` does not borrow from this file's content, its data is
+    /// copied instead.
+    pub fn record_bytes(&self, record: &Record<'_>) -> Bytes {
+        let outer = self.bytes.as_ptr_range();
+        let inner = record.data.as_ptr_range();
+        if outer.start <= inner.start && inner.end <= outer.end {
+            self.bytes.slice_ref(record.data)
+        } else {
+            Bytes::copy_from_slice(record.data)
+        }
+    }
+
+    pub(crate) fn early_end_kind(&self) -> Option<ErrorKind> {
+        self.early_end.clone()
+    }
+
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        Arc::clone(&self.name)
+    }
+}
+
+/// Opens the file at `path`, with its metadata; errors carry `name`.
+pub(crate) fn open_file(path: &Path, name: &Arc<str>) -> Result<(File, Metadata), Error> {
+    let io_error = |e: std::io::Error| Error::io(&e).with_file(Arc::clone(name));
+    let file = File::open(path).map_err(io_error)?;
+    let meta = file.metadata().map_err(io_error)?;
+    Ok((file, meta))
+}
+
+/// The raw content of `file`: mapped when `mmap` allows and the file is a
+/// non-empty regular file (and mapping works), else read. The flag says if it
+/// is mapped.
+pub(crate) fn load(
+    mut file: File,
+    meta: &Metadata,
+    mmap: bool,
+    name: &Arc<str>,
+) -> Result<(Bytes, bool), Error> {
+    if mmap && meta.is_file() && meta.len() > 0 {
+        if let Ok(map) = mmap::map(&file) {
+            return Ok((Bytes::from_owner(map), true));
+        }
+    }
+    let content =
+        read_file(&mut file, meta).map_err(|e| Error::io(&e).with_file(Arc::clone(name)))?;
+    Ok((content, false))
+}
+
+/// Reads the rest of `file`. Its size (for a regular file) is only a capacity
+/// hint, reserved when the allocator agrees (a sparse file may claim more than
+/// memory can hold).
+pub(crate) fn read_file(file: &mut File, meta: &Metadata) -> std::io::Result<Bytes> {
+    let mut content = Vec::new();
+    if meta.is_file() {
+        if let Ok(hint) = usize::try_from(meta.len()) {
+            // Failing to reserve is fine: `read_to_end` grows as bytes arrive.
+            let _ = content.try_reserve_exact(hint);
+        }
+    }
+    file.read_to_end(&mut content)?;
+    Ok(content.into())
+}

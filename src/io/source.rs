@@ -1,0 +1,251 @@
+//! One entry point for every input: a plain file (mapped), a compressed file
+//! or a pipe (streamed).
+
+use std::io::{Cursor, Read};
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::compress::{decoder, fill_to};
+use super::file::{load, open_file, STDIN_NAME};
+use super::{resolve, Compression, OpenOptions, RecordFile, StreamRecords};
+use crate::error::Error;
+use crate::frame::{detect, Framing, Record, Step, Walker};
+
+/// A record input of any kind, walked record by record with
+/// [`next_record`](Self::next_record) or [`for_each_record`](Self::for_each_record).
+///
+/// [`Source::open`] picks the reader from what it finds:
+///
+/// | input | reader |
+/// |---|---|
+/// | plain regular file | [`RecordFile`]: memory map (or read, with `mmap: false`), zero-copy |
+/// | GZIP / ZLIB file | [`StreamRecords`] over the decompressor: streamed, bounded memory, not zero-copy |
+/// | `-` (stdin), pipe, device | [`StreamRecords`] (over a decompressor when compressed) |
+///
+/// Both readers give the same records and the same errors, ids and offsets
+/// (offsets in the decompressed stream for compressed inputs).
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use recordwire::frame::{file_of, ErrorPolicy, Framing, ReadOptions};
+/// use recordwire::io::{OpenOptions, Source};
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("data.ofrecord");
+/// std::fs::write(&path, file_of(Framing::OfRecord, [&b"one"[..], b"two"]))?;
+///
+/// let options = OpenOptions::default()
+///     .with_read(ReadOptions::default().with_policy(ErrorPolicy::skip()));
+/// let mut source = Source::open(&path, &options)?;
+/// assert_eq!(source.framing(), Framing::OfRecord);
+///
+/// // The lending loop: each record borrows from the source until the next call.
+/// let mut total = 0;
+/// while let Some(item) = source.next_record() {
+///     match item {
+///         Ok(record) => total += record.data.len(),
+///         Err(err) => eprintln!("skipped {:?}: {err}", source.skipped()),
+///     }
+/// }
+/// assert_eq!((total, source.errors()), (6, 0));
+///
+/// // Or with a closure that can stop early.
+/// let mut source = Source::open(&path, &options)?;
+/// let first = source.for_each_record(|item| match item {
+///     Ok(record) => ControlFlow::Break(record.data.to_vec()),
+///     Err(_) => ControlFlow::Continue(()),
+/// });
+/// assert_eq!(first, ControlFlow::Break(b"one".to_vec()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Source {
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    /// A whole file in memory, and the walk over it.
+    File { file: RecordFile, walker: Walker },
+    /// A stream.
+    Stream(StreamRecords<Box<dyn Read + Send>>),
+}
+
+/// Opens `path` (`-` for stdin) as a [`Source`]; the same as [`Source::open`].
+pub fn open_source(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Source, Error> {
+    Source::open(path, options)
+}
+
+impl Source {
+    /// Opens `path`, or stdin for `-`, detecting framing and compression
+    /// unless `options` name them (SPEC §1, "Detection"; see the table above
+    /// for the reader used).
+    ///
+    /// Errors: `io_error` (with the file name) when the input cannot be
+    /// opened, or its first bytes cannot be read. Damage inside is reported
+    /// while walking.
+    pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Source, Error> {
+        let path = path.as_ref();
+        if path == Path::new("-") {
+            return Source::from_reader(std::io::stdin(), STDIN_NAME, options);
+        }
+        let name: Arc<str> = path.display().to_string().into();
+        let (file, meta) = open_file(path, &name)?;
+        if !meta.is_file() {
+            return Source::from_reader(file, name, options);
+        }
+        let (raw, mapped) = load(file, &meta, options.mmap, &name)?;
+        let (compression, _) = resolve(detect(&raw), options);
+        match compression {
+            Compression::Gzip | Compression::Zlib => {
+                // Stream from the map: only the decompressed window is held.
+                Source::from_reader(Cursor::new(raw), name, options)
+            }
+            Compression::None | Compression::Auto => {
+                let file = RecordFile::from_content(raw, name, options, mapped);
+                Ok(Source::from_file(file))
+            }
+        }
+    }
+
+    /// Streams records from `reader`, detecting framing and compression from
+    /// its first bytes unless `options` name them. Errors carry `name`.
+    pub fn from_reader(
+        reader: impl Read + Send + 'static,
+        name: impl Into<Arc<str>>,
+        options: &OpenOptions,
+    ) -> Result<Source, Error> {
+        let name = name.into();
+        let mut reader = reader;
+        let mut prefix = Vec::new();
+        fill_to(
+            &mut reader,
+            &mut prefix,
+            crate::frame::TFRECORD_HEADER_LEN as u64,
+        )
+        .map_err(|e| Error::io(&e).with_file(Arc::clone(&name)))?;
+        let (compression, framing) = resolve(detect(&prefix), options);
+        let reader = decoder(Cursor::new(prefix).chain(reader), compression);
+        let stream = StreamRecords::new(reader, framing, options.read)
+            .with_compression(compression)
+            .with_file(name);
+        Ok(Source {
+            inner: Inner::Stream(stream),
+        })
+    }
+
+    /// Walks the records of an open [`RecordFile`], with its read options.
+    pub fn from_file(file: RecordFile) -> Source {
+        let mut walker = Walker::new(file.framing(), file.read_options(), 0, 0);
+        walker.set_file(Some(file.name_arc()));
+        if let Some(cause) = file.early_end_kind() {
+            walker.cut(cause);
+        }
+        Source {
+            inner: Inner::File { file, walker },
+        }
+    }
+
+    /// Streams records from `stream`.
+    pub fn from_stream(stream: StreamRecords<Box<dyn Read + Send>>) -> Source {
+        Source {
+            inner: Inner::Stream(stream),
+        }
+    }
+
+    /// The next record (borrowed from the source until the next call), or an
+    /// error, or `None` at the end. Errors follow the read options' policy,
+    /// as in [`Records`](crate::frame::Records).
+    pub fn next_record(&mut self) -> Option<Result<Record<'_>, Error>> {
+        match &mut self.inner {
+            Inner::File { file, walker } => match walker.step(file.bytes(), 0, true) {
+                Step::Record(found) => found.record(file.bytes()).map(Ok),
+                Step::Error(err) => Some(Err(err)),
+                Step::Need { .. } | Step::End => None,
+            },
+            Inner::Stream(stream) => stream.next_record(),
+        }
+    }
+
+    /// Calls `f` with every item [`next_record`](Self::next_record) gives,
+    /// until the end or until `f` breaks (whose value is returned).
+    pub fn for_each_record<B>(
+        &mut self,
+        mut f: impl FnMut(Result<Record<'_>, Error>) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
+        while let Some(item) = self.next_record() {
+            if let ControlFlow::Break(b) = f(item) {
+                return ControlFlow::Break(b);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The name used in errors: the path as given, or `<stdin>`.
+    pub fn name(&self) -> &str {
+        match &self.inner {
+            Inner::File { file, .. } => file.name(),
+            Inner::Stream(stream) => stream.file().unwrap_or_default(),
+        }
+    }
+
+    /// The framing being read.
+    pub fn framing(&self) -> Framing {
+        match &self.inner {
+            Inner::File { file, .. } => file.framing(),
+            Inner::Stream(stream) => stream.framing(),
+        }
+    }
+
+    /// The compression of the input ([`Compression::None`] when plain).
+    pub fn compression(&self) -> Compression {
+        match &self.inner {
+            Inner::File { file, .. } => file.compression(),
+            Inner::Stream(stream) => stream.compression(),
+        }
+    }
+
+    /// The whole file, when the input is one held in memory (zero-copy for a
+    /// mapped file); `None` for a stream.
+    pub fn as_file(&self) -> Option<&RecordFile> {
+        match &self.inner {
+            Inner::File { file, .. } => Some(file),
+            Inner::Stream(_) => None,
+        }
+    }
+
+    /// The number of errors yielded so far.
+    pub fn errors(&self) -> u64 {
+        match &self.inner {
+            Inner::File { walker, .. } => walker.errors(),
+            Inner::Stream(stream) => stream.errors(),
+        }
+    }
+
+    /// What the error just yielded made the walk pass over; see
+    /// [`Records::skipped`](crate::frame::Records::skipped).
+    pub fn skipped(&self) -> Option<(u64, u64)> {
+        match &self.inner {
+            Inner::File { walker, .. } => walker.skipped(),
+            Inner::Stream(stream) => stream.skipped(),
+        }
+    }
+
+    /// The absolute offset (decompressed, for a compressed input) where the
+    /// next frame is expected.
+    pub fn position(&self) -> u64 {
+        match &self.inner {
+            Inner::File { walker, .. } => walker.position(),
+            Inner::Stream(stream) => stream.position(),
+        }
+    }
+
+    /// The id the next frame will get.
+    pub fn next_id(&self) -> u64 {
+        match &self.inner {
+            Inner::File { walker, .. } => walker.next_id(),
+            Inner::Stream(stream) => stream.next_id(),
+        }
+    }
+}
