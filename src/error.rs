@@ -19,7 +19,7 @@
 //! assert_eq!(err.offset(), 0);
 //! assert_eq!(
 //!     err.to_string(),
-//!     "[truncated_data]: record 0 at byte 0: declared 16 bytes of data, 4 available"
+//!     "[truncated_data]: record 0 at byte 0: frame declares 20 bytes after its header, 4 available"
 //! );
 //! ```
 
@@ -243,7 +243,7 @@ impl fmt::Display for ErrorKind {
                 available,
             } => write!(
                 f,
-                "declared {declared} bytes of data, {available} available"
+                "frame declares {declared} bytes after its header, {available} available"
             ),
             ErrorKind::InvalidLength { length } => write!(f, "negative length {length}"),
             ErrorKind::LengthCrcMismatch { stored, computed }

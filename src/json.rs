@@ -197,8 +197,8 @@ pub fn write_feature(out: &mut Vec<u8>, feature: FeatureRef<'_>) -> Result<(), D
             }
             out.extend_from_slice(if first { b"{}" } else { b"]}" });
         }
-        ListRef::Float(l) => write_num_list(out, &l, |o, v| write_float(o, v))?,
-        ListRef::Double(l) => write_num_list(out, &l, |o, v| write_float(o, v))?,
+        ListRef::Float(l) => write_num_list(out, &l, write_float)?,
+        ListRef::Double(l) => write_num_list(out, &l, write_float)?,
         ListRef::Int32(l) => write_num_list(out, &l, |o, v| {
             let _ = write!(o, "{v}");
         })?,

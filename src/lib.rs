@@ -1,4 +1,93 @@
-//! recordwire: zero-copy reading of TFRecord and OFRecord files.
+//! Zero-copy reading of TFRecord and OFRecord files, with a hand-written
+//! protobuf decoder that gives exactly what Google's parser gives.
+//!
+//! Records are borrowed from a memory map of the file, and `tf.Example`,
+//! `tf.SequenceExample` and OneFlow `OFRecord` payloads are read through lazy
+//! views that decode only what you ask for:
+//!
+//! ```
+//! use recordwire::io::{OpenOptions, RecordFile};
+//! use recordwire::view::{ExampleRef, ListRef};
+//!
+//! // Map the file (no copy) and detect its framing (TFRecord here).
+//! let file = RecordFile::open("testdata/ref/small.tfrecord", &OpenOptions::default())?;
+//! let mut labels = Vec::new();
+//! for record in file.records() {
+//!     let record = record?; // a truncated frame or a bad CRC is an error here
+//!     // Checked the way protobuf's ParseFromString checks it, but not copied.
+//!     let example = ExampleRef::parse(record.data, record.data_offset)?;
+//!
+//!     // One feature by name, without decoding the others.
+//!     let label = example.get("label")?.expect("every record has a label");
+//!     if let Some(ListRef::Int64(values)) = label.list()? {
+//!         for value in values.iter() {
+//!             labels.push(value?);
+//!         }
+//!     }
+//!
+//!     // Numeric lists copy into your buffer (one memcpy for packed floats).
+//!     let bbox = example.get("bbox")?.expect("a bbox").float_list()?.expect("floats");
+//!     let mut corners = [0f32; 4];
+//!     assert_eq!(bbox.copy_to_slice(&mut corners)?, 4);
+//!     assert!(corners.iter().all(|c| (0.0..=1.0).contains(c)));
+//! }
+//! assert_eq!(labels, [3, 0, 7, 4, 1, 8, 5, 2, 9, 6]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [`io::Source`] is the one entry point for every kind of input: it maps a
+//! plain file like [`io::RecordFile`], and streams a GZIP/ZLIB-compressed file
+//! or a pipe (`-` for stdin) through a reused buffer, which is not zero-copy.
+//! Each record borrows from the source until the next call:
+//!
+//! ```
+//! use recordwire::io::{OpenOptions, Source};
+//!
+//! let mut source = Source::open("testdata/ref/examples.tfrecord.gz", &OpenOptions::default())?;
+//! let mut count = 0;
+//! while let Some(record) = source.next_record() {
+//!     let record = record?;
+//!     assert_eq!(record.id, count);
+//!     count += 1;
+//! }
+//! assert_eq!(count, 40);
+//! # Ok::<(), recordwire::Error>(())
+//! ```
+//!
+//! # Layers
+//!
+//! Each layer knows nothing of the ones above it:
+//!
+//! - [`wire`]: varints, tags and fields over `&[u8]`, with the rules of
+//!   Google's parser; every error carries its absolute byte offset.
+//! - [`frame`]: TFRecord and OFRecord framing, masked CRC32C, format
+//!   detection, and the walk over a buffer with the `fail`/`skip` error
+//!   policies.
+//! - [`view`]: borrowed, lazy views ([`view::ExampleRef`],
+//!   [`view::SequenceExampleRef`], [`view::OfRecordRef`], features and lists).
+//!   `parse` checks a whole record first, so that every accessor then
+//!   succeeds; `new` checks nothing and lets each accessor report what it
+//!   meets.
+//! - [`io`]: files (memory map or plain read), GZIP/ZLIB streams, pipes.
+//! - [`json`] and [`dump`]: the printers of the command-line tool, as
+//!   functions over buffers (JSON Lines as protobuf's JSON mapping; the
+//!   annotated wire tree).
+//! - `cli` (feature `cli`, on by default): the `recordwire` commands as
+//!   functions over writers.
+//!
+//! Errors are one small type, [`Error`], whose [`ErrorKind`] has a stable
+//! name (`truncated_data`, `data_crc_mismatch`, `decode_error`, …) and which
+//! says where: file, record id and absolute byte offset. The payload layers
+//! return the lighter [`DecodeError`].
+//!
+//! # Guarantees
+//!
+//! No input, however hostile, makes the library panic, or allocate in
+//! proportion to a length it has not checked against the bytes that are
+//! really there (the fuzz targets in `fuzz/` check this). The crate has one
+//! `unsafe` block: mapping the file, which is sound only while no other
+//! process truncates or rewrites it; [`io::OpenOptions::mmap`] (`--no-mmap`)
+//! reads the file instead.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "cli")]

@@ -246,7 +246,7 @@ impl<'a, T: Element> NumList<'a, T> {
     /// ```
     /// # use recordwire::view::{ExampleRef, ListRef};
     /// // Example { features { "w": float_list [1.0, 0.5] } }
-    /// let msg = [0x0a, 0x12, 0x0a, 0x10, 0x0a, 0x01, b'w', 0x12, 0x0b, 0x12, 0x09, 0x0a,
+    /// let msg = [0x0a, 0x13, 0x0a, 0x11, 0x0a, 0x01, b'w', 0x12, 0x0c, 0x12, 0x0a, 0x0a,
     ///            0x08, 0, 0, 0x80, 0x3f, 0, 0, 0, 0x3f];
     /// let ex = ExampleRef::parse(&msg, 0).unwrap();
     /// let Some(ListRef::Float(w)) = ex.get("w").unwrap().unwrap().list().unwrap() else { panic!() };
@@ -272,14 +272,15 @@ impl<'a, T: Element> NumList<'a, T> {
                         }
                         n += count;
                     } else {
-                        let mut c = Cursor::new(b, off);
-                        while !c.is_empty() {
-                            let v = c.varint()?;
+                        let start = n;
+                        let k = crate::wire::for_each_packed_varint(b, |v| {
                             if let Some(slot) = out.get_mut(n) {
                                 *slot = T::from_bits(v);
                             }
                             n += 1;
-                        }
+                        })
+                        .map_err(|(at, reason)| DecodeError::new(off + at as u64, reason))?;
+                        debug_assert_eq!(n - start, k);
                     }
                 }
                 None => {}
@@ -510,8 +511,12 @@ mod tests {
     #[test]
     fn packed_unpacked_and_unknown_mix() {
         // unpacked 1, packed [2, 300], unknown fixed32 on field 1, field 2 varint, unpacked -1
-        let mut buf = vec![0x08, 0x01, 0x0a, 0x03, 0x02, 0xac, 0x02, 0x0d, 1, 2, 3, 4, 0x10, 0x05];
-        buf.extend_from_slice(&[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        let mut buf = vec![
+            0x08, 0x01, 0x0a, 0x03, 0x02, 0xac, 0x02, 0x0d, 1, 2, 3, 4, 0x10, 0x05,
+        ];
+        buf.extend_from_slice(&[
+            0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ]);
         let l = list::<i64>(&buf);
         let v: Vec<i64> = l.iter().collect::<Result<_, _>>().unwrap();
         assert_eq!(v, vec![1, 2, 300, -1]);
@@ -557,7 +562,13 @@ mod tests {
         let e = it.next().unwrap().unwrap_err();
         assert_eq!(
             e,
-            DecodeError::new(5, DecodeReason::PackedLength { length: 3, width: 4 })
+            DecodeError::new(
+                5,
+                DecodeReason::PackedLength {
+                    length: 3,
+                    width: 4
+                }
+            )
         );
         assert!(it.next().is_none());
         assert_eq!(l.len().unwrap_err(), e);

@@ -64,7 +64,6 @@ impl<'a> Logical<'a> {
         self.depth + self.len as u32
     }
 
-
     /// Absolute offset of the root's first byte.
     pub(crate) fn root_offset(&self) -> u64 {
         self.base

@@ -241,7 +241,10 @@ impl<'a> FeatureRef<'a> {
                 }
             }
         }
-        Ok(current.map(|(n, kind, start)| ListRef::new(kind, self.msg.child(n).skip_before(start))))
+        Ok(
+            current
+                .map(|(n, kind, start)| ListRef::new(kind, self.msg.child(n).skip_before(start))),
+        )
     }
 
     /// The kind of the feature, or `None` when no list is set.
@@ -376,7 +379,7 @@ impl<'a> Entry<'a> {
 }
 
 /// Parses one map entry: last key wins, value fields merge.
-fn parse_entry<'a>(body: &'a [u8], base: u64, depth: u32) -> Result<(&'a [u8], u64), DecodeError> {
+fn parse_entry(body: &[u8], base: u64, depth: u32) -> Result<(&[u8], u64), DecodeError> {
     let mut key: &[u8] = &[];
     let mut key_offset = base;
     for f in FieldReader::new(body, base, depth) {
@@ -620,11 +623,12 @@ fn validate_map<'a>(
             for g in FieldReader::new(body, f.value_offset, d) {
                 let g = g?;
                 match (g.number, g.value) {
-                    (1, Value::Len(k)) => {
-                        if schema.utf8_names() && std::str::from_utf8(k).is_err() {
-                            return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
-                        }
+                    (1, Value::Len(k))
+                        if schema.utf8_names() && std::str::from_utf8(k).is_err() =>
+                    {
+                        return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
                     }
+                    (1, Value::Len(_)) => {}
                     (2, Value::Len(v)) => {
                         let vd = nested_depth(d, g.value_offset)?;
                         value(v, g.value_offset, vd)?;
@@ -700,7 +704,11 @@ impl<'a> ExampleRef<'a> {
     }
 
     /// A view of `bytes`, checked with `options`.
-    pub fn parse_with(bytes: &'a [u8], base: u64, options: DecodeOptions) -> Result<Self, DecodeError> {
+    pub fn parse_with(
+        bytes: &'a [u8],
+        base: u64,
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
         let v = ExampleRef::new(bytes, base);
         v.validate(options.strict)?;
         Ok(v)
@@ -791,7 +799,12 @@ impl<'a> FeatureListRef<'a> {
     }
 }
 
-fn validate_feature_list_segment(seg: &[u8], base: u64, depth: u32, strict: bool) -> Result<(), DecodeError> {
+fn validate_feature_list_segment(
+    seg: &[u8],
+    base: u64,
+    depth: u32,
+    strict: bool,
+) -> Result<(), DecodeError> {
     for f in FieldReader::new(seg, base, depth) {
         let f = f?;
         match (f.number, f.value) {
@@ -831,21 +844,30 @@ pub struct FeatureListsRef<'a> {
 impl<'a> FeatureListsRef<'a> {
     /// The feature list named `name` (its last entry).
     pub fn get(&self, name: impl AsRef<[u8]>) -> Result<Option<FeatureListRef<'a>>, DecodeError> {
-        Ok(self.map.get(name.as_ref())?.map(|e| FeatureListRef { msg: e.value }))
+        Ok(self
+            .map
+            .get(name.as_ref())?
+            .map(|e| FeatureListRef { msg: e.value }))
     }
 
     /// The effective feature lists, each name once (see [`FeaturesRef::iter`]).
     pub fn iter(&self) -> impl Iterator<Item = Result<NamedFeatureList<'a>, DecodeError>> + 'a {
-        self.map
-            .effective()
-            .map(|e| e.map(|entry| NamedFeatureList { entry, list: FeatureListRef { msg: entry.value } }))
+        self.map.effective().map(|e| {
+            e.map(|entry| NamedFeatureList {
+                entry,
+                list: FeatureListRef { msg: entry.value },
+            })
+        })
     }
 
     /// Every entry in wire order, duplicates included.
     pub fn entries(&self) -> impl Iterator<Item = Result<NamedFeatureList<'a>, DecodeError>> + 'a {
-        self.map
-            .entries()
-            .map(|e| e.map(|entry| NamedFeatureList { entry, list: FeatureListRef { msg: entry.value } }))
+        self.map.entries().map(|e| {
+            e.map(|entry| NamedFeatureList {
+                entry,
+                list: FeatureListRef { msg: entry.value },
+            })
+        })
     }
 
     /// Number of distinct feature lists.
@@ -889,7 +911,11 @@ impl<'a> SequenceExampleRef<'a> {
     }
 
     /// A view of `bytes`, checked with `options`.
-    pub fn parse_with(bytes: &'a [u8], base: u64, options: DecodeOptions) -> Result<Self, DecodeError> {
+    pub fn parse_with(
+        bytes: &'a [u8],
+        base: u64,
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
         let v = SequenceExampleRef::new(bytes, base);
         v.validate(options.strict)?;
         Ok(v)
@@ -934,7 +960,9 @@ impl<'a> SequenceExampleRef<'a> {
     /// Checks the record like `ParseFromString` (and more in strict mode).
     pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
         validate_top(self.bytes, self.base, strict, |n, b, off| match n {
-            1 => Some(FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow).validate(false)),
+            1 => {
+                Some(FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow).validate(false))
+            }
             2 => Some(
                 FeatureListsRef {
                     map: MapRef {
@@ -972,7 +1000,11 @@ impl<'a> OfRecordRef<'a> {
     }
 
     /// A view of `bytes`, checked with `options`.
-    pub fn parse_with(bytes: &'a [u8], base: u64, options: DecodeOptions) -> Result<Self, DecodeError> {
+    pub fn parse_with(
+        bytes: &'a [u8],
+        base: u64,
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
         let v = OfRecordRef::new(bytes, base);
         v.validate(options.strict)?;
         Ok(v)
@@ -1026,10 +1058,17 @@ impl PayloadKind {
     }
 
     /// Checks `bytes` as this kind of payload.
-    pub fn validate(self, bytes: &[u8], base: u64, options: DecodeOptions) -> Result<(), DecodeError> {
+    pub fn validate(
+        self,
+        bytes: &[u8],
+        base: u64,
+        options: DecodeOptions,
+    ) -> Result<(), DecodeError> {
         match self {
             PayloadKind::Example => ExampleRef::new(bytes, base).validate(options.strict),
-            PayloadKind::SequenceExample => SequenceExampleRef::new(bytes, base).validate(options.strict),
+            PayloadKind::SequenceExample => {
+                SequenceExampleRef::new(bytes, base).validate(options.strict)
+            }
             PayloadKind::OfRecord => OfRecordRef::new(bytes, base).validate(options.strict),
             PayloadKind::Raw => Ok(()),
         }

@@ -90,7 +90,10 @@ fn duplicate_key_last_entry_wins_and_entries_show_both() {
         M::new()
             .msg(1, entry("a", feature_int64(&[1])))
             .msg(1, entry("b", feature_int64(&[2])))
-            .msg(1, entry("a", M::new().msg(2, M::new().fixed32(1, 1.5f32.to_bits())))),
+            .msg(
+                1,
+                entry("a", M::new().msg(2, M::new().fixed32(1, 1.5f32.to_bits()))),
+            ),
     );
     let v = ExampleRef::parse(&ex.0, 0).unwrap();
     let a = v.get("a").unwrap().unwrap();
@@ -150,7 +153,12 @@ fn utf8_names_proto3_vs_proto2() {
     let e = ExampleRef::parse(&ex.0, 0).unwrap_err();
     assert_eq!(e, DecodeError::new(6, DecodeReason::InvalidUtf8));
     // OFRecord (proto2): accepted, name exposed as raw bytes; int64_list is field 5 there
-    let of = M::new().msg(1, M::new().len(1, b"\xff\xfe").msg(2, M::new().msg(5, int64s(&[4]))));
+    let of = M::new().msg(
+        1,
+        M::new()
+            .len(1, b"\xff\xfe")
+            .msg(2, M::new().msg(5, int64s(&[4]))),
+    );
     let v = OfRecordRef::parse(&of.0, 0).unwrap();
     let f = v.features().iter().next().unwrap().unwrap();
     assert_eq!(f.name(), b"\xff\xfe");
@@ -173,7 +181,13 @@ fn oneof_numbering_differs_between_schemas() {
     assert_eq!(l.len().unwrap(), 0);
     // strict mode calls that unknown field out
     let e = ExampleRef::parse_with(&ex.0, 0, DecodeOptions { strict: true }).unwrap_err();
-    assert!(matches!(e.reason, DecodeReason::UnknownField { field: 1, wire_type: 1 }));
+    assert!(matches!(
+        e.reason,
+        DecodeReason::UnknownField {
+            field: 1,
+            wire_type: 1
+        }
+    ));
 }
 
 #[test]
@@ -184,7 +198,13 @@ fn errors_in_cleared_members_still_fail_parse() {
         .msg(3, int64s(&[1]));
     let ex = M::new().msg(1, M::new().msg(1, entry("x", f)));
     let e = ExampleRef::parse(&ex.0, 0).unwrap_err();
-    assert_eq!(e.reason, DecodeReason::PackedLength { length: 3, width: 4 });
+    assert_eq!(
+        e.reason,
+        DecodeReason::PackedLength {
+            length: 3,
+            width: 4
+        }
+    );
     // the lazy view still answers for the surviving member
     let v = ExampleRef::new(&ex.0, 0);
     assert_eq!(ints(v.get("x").unwrap().unwrap()), [1]);
@@ -193,14 +213,26 @@ fn errors_in_cleared_members_still_fail_parse() {
 #[test]
 fn unknown_fields_and_groups_everywhere_are_skipped() {
     let group = [0x5b, 0x08, 0x01, 0x5c]; // field 11 group { field 1 = 1 }
-    let f = M::new().raw(&group).msg(3, int64s(&[5]).raw(&group)).raw(&group);
+    let f = M::new()
+        .raw(&group)
+        .msg(3, int64s(&[5]).raw(&group))
+        .raw(&group);
     let ex = M::new()
         .raw(&group)
         .msg(1, M::new().raw(&group).msg(1, entry("g", f).raw(&group)));
     let v = ExampleRef::parse(&ex.0, 0).unwrap();
     assert_eq!(ints(v.get("g").unwrap().unwrap()), [5]);
     let e = ExampleRef::parse_with(&ex.0, 0, DecodeOptions { strict: true }).unwrap_err();
-    assert_eq!(e, DecodeError::new(0, DecodeReason::UnknownField { field: 11, wire_type: 3 }));
+    assert_eq!(
+        e,
+        DecodeError::new(
+            0,
+            DecodeReason::UnknownField {
+                field: 11,
+                wire_type: 3
+            }
+        )
+    );
 }
 
 #[test]
@@ -210,7 +242,13 @@ fn nested_length_overrun_reports_absolute_offset() {
     let e = ExampleRef::parse(&ex, 1000).unwrap_err();
     assert_eq!(
         e,
-        DecodeError::new(1003, DecodeReason::LengthOverrun { declared: 5, available: 1 })
+        DecodeError::new(
+            1002,
+            DecodeReason::LengthOverrun {
+                declared: 5,
+                available: 1
+            }
+        )
     );
     // wire type 7 deep inside a list
     let f = M::new().msg(3, M::new().raw(&[0x0f]));
@@ -245,14 +283,27 @@ fn sequence_example() {
         .msg(1, feature_int64(&[3]));
     let se = M::new()
         .msg(1, M::new().msg(1, entry("len", feature_int64(&[3]))))
-        .msg(2, M::new().msg(1, M::new().len(1, b"tokens").msg(2, fl)).msg(1, M::new().len(1, b"empty")));
+        .msg(
+            2,
+            M::new()
+                .msg(1, M::new().len(1, b"tokens").msg(2, fl))
+                .msg(1, M::new().len(1, b"empty")),
+        );
     let v = SequenceExampleRef::parse(&se.0, 0).unwrap();
     assert_eq!(ints(v.context().get("len").unwrap().unwrap()), [3]);
     let toks = v.feature_lists().get("tokens").unwrap().unwrap();
     assert_eq!(toks.len().unwrap(), 3);
     let kinds: Vec<_> = toks.iter().map(|f| f.unwrap().kind().unwrap()).collect();
     assert_eq!(kinds, [Some(Kind::Int64), None, Some(Kind::Int64)]);
-    assert_eq!(v.feature_lists().get("empty").unwrap().unwrap().len().unwrap(), 0);
+    assert_eq!(
+        v.feature_lists()
+            .get("empty")
+            .unwrap()
+            .unwrap()
+            .len()
+            .unwrap(),
+        0
+    );
     assert_eq!(v.feature_lists().len().unwrap(), 2);
 }
 

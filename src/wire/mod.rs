@@ -24,6 +24,7 @@
 
 mod varint;
 
+pub(crate) use varint::for_each_packed_varint;
 pub use varint::{decode_varint, encode_varint, encoded_len_varint};
 
 use crate::error::{DecodeError, DecodeReason};
@@ -304,10 +305,21 @@ impl<'a> Cursor<'a> {
     /// Skips a group whose start tag (for `number`) has just been read, at
     /// nesting `depth` (the depth of the group itself). Returns the group's
     /// body: the bytes between the start tag and the end tag.
-    pub fn skip_group(&mut self, number: u32, depth: u32) -> Result<&'a [u8], DecodeError> {
+    ///
+    /// `tag_offset` (the absolute offset of the start tag) is where an
+    /// unterminated group or one nested too deep is reported.
+    pub fn skip_group(
+        &mut self,
+        number: u32,
+        depth: u32,
+        tag_offset: u64,
+    ) -> Result<&'a [u8], DecodeError> {
         let body_start = self.pos;
         if depth > MAX_DEPTH {
-            return Err(self.err(body_start, DecodeReason::DepthLimitExceeded));
+            return Err(DecodeError::new(
+                tag_offset,
+                DecodeReason::DepthLimitExceeded,
+            ));
         }
         // Iterative: a stack of open group numbers would need memory, so we
         // only count depth and check each end tag against the innermost open
@@ -315,10 +327,15 @@ impl<'a> Cursor<'a> {
         // the recursion is bounded by MAX_DEPTH.
         loop {
             if self.is_empty() {
-                return Err(self.err(self.pos, DecodeReason::UnterminatedGroup(number)));
+                return Err(DecodeError::new(
+                    tag_offset,
+                    DecodeReason::UnterminatedGroup(number),
+                ));
             }
             let tag_start = self.pos;
+            let field_offset = self.offset();
             let (n, w) = self.tag()?;
+            let at = |e: DecodeError| DecodeError::new(field_offset, e.reason);
             match w {
                 WireType::EndGroup => {
                     if n != number {
@@ -327,19 +344,19 @@ impl<'a> Cursor<'a> {
                     return Ok(&self.buf[body_start..tag_start]);
                 }
                 WireType::StartGroup => {
-                    self.skip_group(n, depth + 1)?;
+                    self.skip_group(n, depth + 1, field_offset)?;
                 }
                 WireType::Varint => {
-                    self.varint()?;
+                    self.varint().map_err(at)?;
                 }
                 WireType::Fixed64 => {
-                    self.fixed64()?;
+                    self.fixed64().map_err(at)?;
                 }
                 WireType::Fixed32 => {
-                    self.fixed32()?;
+                    self.fixed32().map_err(at)?;
                 }
                 WireType::Len => {
-                    self.len_delimited()?;
+                    self.len_delimited().map_err(at)?;
                 }
             }
         }
@@ -348,15 +365,19 @@ impl<'a> Cursor<'a> {
     /// Reads one whole field of a message at nesting `depth` (groups inside
     /// it are at `depth + 1`). An end-group tag is an error here: it can only
     /// close a group, and groups are consumed whole.
+    ///
+    /// Errors are reported at the offset of the tag of the field that is
+    /// malformed (for a group, of the innermost malformed field in it).
     #[inline]
     pub fn field(&mut self, depth: u32) -> Result<Field<'a>, DecodeError> {
         let offset = self.offset();
         let (number, wire) = self.tag()?;
         let value_offset = self.offset();
+        let at = |e: DecodeError| DecodeError::new(offset, e.reason);
         let value = match wire {
-            WireType::Varint => Value::Varint(self.varint()?),
+            WireType::Varint => Value::Varint(self.varint().map_err(at)?),
             WireType::Len => {
-                let (bytes, value_offset) = self.len_delimited()?;
+                let (bytes, value_offset) = self.len_delimited().map_err(at)?;
                 return Ok(Field {
                     number,
                     value: Value::Len(bytes),
@@ -364,9 +385,9 @@ impl<'a> Cursor<'a> {
                     value_offset,
                 });
             }
-            WireType::Fixed32 => Value::Fixed32(self.fixed32()?),
-            WireType::Fixed64 => Value::Fixed64(self.fixed64()?),
-            WireType::StartGroup => Value::Group(self.skip_group(number, depth + 1)?),
+            WireType::Fixed32 => Value::Fixed32(self.fixed32().map_err(at)?),
+            WireType::Fixed64 => Value::Fixed64(self.fixed64().map_err(at)?),
+            WireType::StartGroup => Value::Group(self.skip_group(number, depth + 1, offset)?),
             WireType::EndGroup => {
                 return Err(DecodeError::new(
                     offset,
@@ -470,7 +491,7 @@ mod tests {
         }
         // largest field number, 5-byte tag
         let mut buf = Vec::new();
-        encode_varint(((MAX_FIELD_NUMBER as u64) << 3) as u64, &mut buf);
+        encode_varint((MAX_FIELD_NUMBER as u64) << 3, &mut buf);
         buf.push(0);
         let f = first(&buf).unwrap();
         assert_eq!(f.number, MAX_FIELD_NUMBER);
@@ -495,7 +516,7 @@ mod tests {
         assert_eq!(
             e,
             DecodeError::new(
-                101,
+                100,
                 DecodeReason::LengthOverrun {
                     declared: 3,
                     available: 2
@@ -511,9 +532,9 @@ mod tests {
         // overlong 5-byte zero length is fine
         let f = first(&[0x0a, 0x80, 0x80, 0x80, 0x80, 0x00]).unwrap();
         assert_eq!(f.value, Value::Len(&[]));
-        // truncated inside the length
+        // truncated inside the length: reported at the field's tag
         let e = first(&[0x0a, 0x80]).unwrap_err();
-        assert_eq!(e, DecodeError::new(101, DecodeReason::Truncated));
+        assert_eq!(e, DecodeError::new(100, DecodeReason::Truncated));
     }
 
     #[test]
@@ -532,7 +553,7 @@ mod tests {
         let f = first(&[0x08, 0x80, 0x80, 0x00]).unwrap();
         assert_eq!(f.value, Value::Varint(0));
         let e = first(&[0x08, 0x80]).unwrap_err();
-        assert_eq!(e, DecodeError::new(101, DecodeReason::Truncated));
+        assert_eq!(e, DecodeError::new(100, DecodeReason::Truncated));
     }
 
     #[test]
@@ -543,7 +564,7 @@ mod tests {
         assert_eq!(f.value, Value::Fixed64(0x8000_0000_0000_0001));
         assert_eq!(
             first(&[0x09, 1, 0, 0]).unwrap_err(),
-            DecodeError::new(101, DecodeReason::Truncated)
+            DecodeError::new(100, DecodeReason::Truncated)
         );
     }
 
@@ -559,13 +580,19 @@ mod tests {
         assert_eq!(fields[1].value, Value::Varint(7));
         // unterminated
         let e = first(&[0x0b, 0x10, 0x01]).unwrap_err();
-        assert_eq!(e, DecodeError::new(103, DecodeReason::UnterminatedGroup(1)));
+        assert_eq!(e, DecodeError::new(100, DecodeReason::UnterminatedGroup(1)));
         // crossed: start 1, start 3, end 1
         let e = first(&[0x0b, 0x1b, 0x0c, 0x1c, 0x0c]).unwrap_err();
-        assert_eq!(e, DecodeError::new(102, DecodeReason::UnexpectedEndGroup(1)));
+        assert_eq!(
+            e,
+            DecodeError::new(102, DecodeReason::UnexpectedEndGroup(1))
+        );
         // stray end group
         let e = first(&[0x0c]).unwrap_err();
-        assert_eq!(e, DecodeError::new(100, DecodeReason::UnexpectedEndGroup(1)));
+        assert_eq!(
+            e,
+            DecodeError::new(100, DecodeReason::UnexpectedEndGroup(1))
+        );
     }
 
     #[test]

@@ -24,22 +24,51 @@ pub fn decode_varint(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
     }
 }
 
-#[cold]
-#[inline(never)]
+#[inline]
 fn decode_varint_slow(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
+    if let Some(b) = buf.get(..10) {
+        // At least 10 bytes: no bounds checks per byte.
+        let mut value: u64 = 0;
+        for (i, &byte) in b.iter().enumerate() {
+            // For i == 9, `<< 63` keeps only the lowest bit: bits past the 64th are dropped.
+            value |= ((byte & 0x7f) as u64) << (7 * i);
+            if byte < 0x80 {
+                return Ok((value, i + 1));
+            }
+        }
+        return Err(DecodeReason::VarintTooLong);
+    }
     let mut value: u64 = 0;
-    for (i, &b) in buf.iter().take(10).enumerate() {
-        // For i == 9, `<< 63` keeps only the lowest bit: bits past the 64th are dropped.
+    for (i, &b) in buf.iter().enumerate() {
         value |= ((b & 0x7f) as u64) << (7 * i);
         if b < 0x80 {
             return Ok((value, i + 1));
         }
     }
-    if buf.len() >= 10 {
-        Err(DecodeReason::VarintTooLong)
-    } else {
-        Err(DecodeReason::Truncated)
+    Err(DecodeReason::Truncated)
+}
+
+/// Decodes a packed run of varints, calling `each` with every value; returns
+/// how many there were. Errors carry offsets relative to the run's start.
+#[inline]
+pub(crate) fn for_each_packed_varint(
+    bytes: &[u8],
+    mut each: impl FnMut(u64),
+) -> Result<usize, (usize, DecodeReason)> {
+    let mut i = 0;
+    let mut n = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b < 0x80 {
+            each(b as u64);
+            i += 1;
+        } else {
+            let (v, len) = decode_varint_slow(&bytes[i..]).map_err(|r| (i, r))?;
+            each(v);
+            i += len;
+        }
+        n += 1;
     }
+    Ok(n)
 }
 
 /// Appends the minimal encoding of `value` to `out`.
@@ -111,7 +140,10 @@ mod tests {
         // -1 as int64: ten bytes, last 0x01
         let mut b = Vec::new();
         encode_varint(u64::MAX, &mut b);
-        assert_eq!(b, [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        assert_eq!(
+            b,
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]
+        );
         // A 10th byte with high value bits set is accepted, bits dropped.
         let mut c = b.clone();
         c[9] = 0x7f;
