@@ -178,7 +178,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a varint of at most 10 bytes; bits past the 64th are dropped.
-    #[inline]
+    #[inline(always)]
     pub fn varint(&mut self) -> Result<u64, DecodeError> {
         let start = self.pos;
         match decode_varint(&self.buf[start..]) {
@@ -192,7 +192,7 @@ impl<'a> Cursor<'a> {
 
     /// Reads a tag (at most 5 bytes, below 2^32) and splits it into field
     /// number and wire type, rejecting field 0 and wire types 6 and 7.
-    #[inline]
+    #[inline(always)]
     pub fn tag(&mut self) -> Result<(u32, WireType), DecodeError> {
         let start = self.pos;
         let raw = match self.buf.get(start) {
@@ -232,7 +232,7 @@ impl<'a> Cursor<'a> {
 
     /// Reads a length (at most 5 bytes, below 2^31) and the bytes it
     /// announces, checked against what remains.
-    #[inline]
+    #[inline(always)]
     pub fn len_delimited(&mut self) -> Result<(&'a [u8], u64), DecodeError> {
         let start = self.pos;
         let len = match self.buf.get(start) {
@@ -368,7 +368,7 @@ impl<'a> Cursor<'a> {
     ///
     /// Errors are reported at the offset of the tag of the field that is
     /// malformed (for a group, of the innermost malformed field in it).
-    #[inline]
+    #[inline(always)]
     pub fn field(&mut self, depth: u32) -> Result<Field<'a>, DecodeError> {
         let offset = self.offset();
         let (number, wire) = self.tag()?;
