@@ -434,8 +434,10 @@ fn verify(
         }
         let _ = writeln!(
             stderr,
-            "{}: {ok} valid records, {problems} problems",
-            source.name()
+            "{}: {ok} valid record{}, {problems} problem{}",
+            source.name(),
+            if ok == 1 { "" } else { "s" },
+            if problems == 1 { "" } else { "s" }
         );
     }
     if bad {
