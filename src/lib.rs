@@ -93,6 +93,7 @@
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod dump;
+pub mod encode;
 pub mod error;
 pub mod frame;
 pub mod io;

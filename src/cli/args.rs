@@ -144,6 +144,63 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
+    /// Encode one JSON object as one bare serialized message (no framing).
+    Encode {
+        /// The JSON object (`-` or nothing for stdin).
+        input: Option<PathBuf>,
+        /// Where to write the bytes (`-` or nothing for stdout).
+        output: Option<PathBuf>,
+        /// Payload type of the message.
+        #[arg(long, value_enum, default_value_t = PayloadArg::Example)]
+        payload: PayloadArg,
+        /// Write map entries sorted by key instead of input order.
+        #[arg(long)]
+        sorted: bool,
+    },
+    /// Write JSON Lines (one record per line) as a record file.
+    Pack {
+        /// JSON Lines input (`-` for stdin).
+        input: PathBuf,
+        /// Record file to write (`-` for stdout).
+        output: PathBuf,
+        /// Framing of the output (default: ofrecord for --payload ofrecord, else tfrecord).
+        #[arg(long, value_enum)]
+        framing: Option<FramingArg>,
+        /// Payload type of the records (default: ofrecord for --framing ofrecord, else example).
+        #[arg(long, value_enum)]
+        payload: Option<PayloadArg>,
+        /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
+        #[arg(long, value_enum)]
+        compression: Option<CompressionArg>,
+        /// Write map entries sorted by key instead of input order.
+        #[arg(long)]
+        sorted: bool,
+    },
+    /// Copy records to another framing, compression or payload type.
+    Convert {
+        /// Input record file (`-` for stdin).
+        input: PathBuf,
+        /// Output record file (`-` for stdout).
+        output: PathBuf,
+        /// How to read the input.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Framing of the output (default: the input's).
+        #[arg(long = "out-framing", value_enum)]
+        out_framing: Option<FramingArg>,
+        /// Payload type of the output (default: the input's).
+        #[arg(long = "out-payload", value_enum)]
+        out_payload: Option<PayloadArg>,
+        /// Output options.
+        #[command(flatten)]
+        write: WriteArgs,
+        /// OFRecord to tf.Example: write double_list features as float_list (rounding).
+        #[arg(long)]
+        narrow_doubles: bool,
+        /// OFRecord to tf.Example: write int32_list features as int64_list.
+        #[arg(long)]
+        widen_int32: bool,
+    },
     /// Print the record count, size statistics and the schema.
     Inspect {
         /// Record file.
@@ -155,4 +212,24 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Output options of the commands that write record files.
+#[derive(Debug, Clone, Args)]
+pub struct WriteArgs {
+    /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
+    #[arg(long = "out-compression", value_enum)]
+    pub out_compression: Option<CompressionArg>,
+    /// Write map entries sorted by key (C++ deterministic order) instead of input order.
+    #[arg(long)]
+    pub sorted: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

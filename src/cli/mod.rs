@@ -8,6 +8,7 @@
 
 mod args;
 mod inspect;
+mod write;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -15,7 +16,9 @@ use std::path::Path;
 
 use clap::Parser;
 
-pub use args::{Cli, Command, CompressionArg, FramingArg, OnError, PayloadArg, ReadArgs};
+pub use args::{
+    Cli, Command, CompressionArg, FramingArg, OnError, PayloadArg, ReadArgs, WriteArgs,
+};
 
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
@@ -39,6 +42,8 @@ pub enum Failure {
     Fatal(Error, i32),
     /// The output was closed (e.g. `| head`): stop quietly, exit 0.
     Closed,
+    /// A usage error found after parsing: print it, exit 2.
+    Usage(String),
 }
 
 impl From<io::Error> for Failure {
@@ -91,6 +96,57 @@ where
         Command::Dump { file, record, read } => dump(&file, record, &read, stdout, stderr),
         Command::Verify { files, read } => verify(&files, &read, stdout, stderr),
         Command::Count { files, read } => count(&files, &read, stdout, stderr),
+        Command::Encode {
+            input,
+            output,
+            payload,
+            sorted,
+        } => write::encode(
+            input.as_deref(),
+            output.as_deref(),
+            payload,
+            sorted,
+            stdout,
+            stderr,
+        ),
+        Command::Pack {
+            input,
+            output,
+            framing,
+            payload,
+            compression,
+            sorted,
+        } => write::pack(
+            &input,
+            &output,
+            framing,
+            payload,
+            compression,
+            sorted,
+            stdout,
+            stderr,
+        ),
+        Command::Convert {
+            input,
+            output,
+            read,
+            out_framing,
+            out_payload,
+            write: w,
+            narrow_doubles,
+            widen_int32,
+        } => write::convert(
+            &input,
+            &output,
+            &read,
+            out_framing,
+            out_payload,
+            &w,
+            narrow_doubles,
+            widen_int32,
+            stdout,
+            stderr,
+        ),
         Command::Inspect { file, read, json } => {
             inspect::inspect(&file, &read, json, stdout, stderr)
         }
@@ -99,6 +155,10 @@ where
         Ok(()) => EXIT_OK,
         Err(Failure::Data) => EXIT_DATA,
         Err(Failure::Closed) => EXIT_OK,
+        Err(Failure::Usage(m)) => {
+            let _ = writeln!(stderr, "error: {m}");
+            EXIT_USAGE
+        }
         Err(Failure::Fatal(e, code)) => {
             let _ = writeln!(stderr, "error{e}");
             code
@@ -266,7 +326,7 @@ fn cat(
     }
 }
 
-fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failure> {
+pub(crate) fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failure> {
     let mut buf = Vec::new();
     match file {
         None => {

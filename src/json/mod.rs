@@ -33,6 +33,8 @@
 //! # Ok::<(), recordwire::DecodeError>(())
 //! ```
 
+pub mod read;
+
 use base64::Engine as _;
 
 use crate::error::DecodeError;

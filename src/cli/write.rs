@@ -1,0 +1,487 @@
+//! The commands that write: `encode`, `pack` and `convert`.
+
+use std::fs::File;
+use std::io::{self, BufRead, Write};
+use std::path::Path;
+
+use super::{
+    decode_error, read_input, report, CmdResult, CompressionArg, Failure, FramingArg, PayloadArg,
+    ReadArgs, WriteArgs, EXIT_USAGE,
+};
+use crate::encode::{
+    encode_feature_ref, feature_from_view, put_entry_header, EncodeError, Feature, Message,
+    RecordWriter, WriterOptions,
+};
+use crate::error::Error;
+use crate::frame::{ErrorPolicy, Framing};
+use crate::io::Compression;
+use crate::json::read::message_from_json;
+use crate::view::{DecodeOptions, ExampleRef, FeaturesRef, OfRecordRef, PayloadKind, Schema};
+
+/// A problem with the input that is not a record-file error: printed as
+/// `error[kind]: file: line N: message`, exit 1.
+fn input_error(
+    stderr: &mut dyn Write,
+    kind: &str,
+    file: &str,
+    line: Option<u64>,
+    msg: &str,
+) -> Failure {
+    match line {
+        Some(n) => {
+            let _ = writeln!(stderr, "error[{kind}]: {file}: line {n}: {msg}");
+        }
+        None => {
+            let _ = writeln!(stderr, "error[{kind}]: {file}: {msg}");
+        }
+    }
+    Failure::Data
+}
+
+fn compression_for(arg: Option<CompressionArg>, output: &Path) -> Compression {
+    match arg {
+        Some(CompressionArg::Gzip) => Compression::Gzip,
+        Some(CompressionArg::Zlib) => Compression::Zlib,
+        Some(CompressionArg::None) => Compression::None,
+        Some(CompressionArg::Auto) | None => match output.extension().and_then(|e| e.to_str()) {
+            Some("gz") | Some("gzip") => Compression::Gzip,
+            Some("zlib") | Some("zz") => Compression::Zlib,
+            _ => Compression::None,
+        },
+    }
+}
+
+/// The output of a writing command: a file replaced atomically, or stdout.
+enum Output<'o> {
+    File(RecordWriter<File>),
+    Stdout(RecordWriter<&'o mut dyn Write>),
+}
+
+impl<'o> Output<'o> {
+    fn open(
+        path: &Path,
+        options: WriterOptions,
+        stdout: &'o mut dyn Write,
+    ) -> Result<Self, Failure> {
+        if path == Path::new("-") {
+            Ok(Output::Stdout(RecordWriter::new(stdout, options)))
+        } else {
+            RecordWriter::create(path, options)
+                .map(Output::File)
+                .map_err(|e| {
+                    Failure::Fatal(
+                        Error::io(&e).with_file(path.display().to_string()),
+                        EXIT_USAGE,
+                    )
+                })
+        }
+    }
+
+    fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        match self {
+            Output::File(w) => w.write_record(data),
+            Output::Stdout(w) => w.write_record(data),
+        }
+    }
+
+    fn finish(self) -> io::Result<u64> {
+        match self {
+            Output::File(w) => {
+                let n = w.records();
+                w.finish().map(|_| n)
+            }
+            Output::Stdout(w) => {
+                let n = w.records();
+                w.finish().map(|_| n)
+            }
+        }
+    }
+}
+
+fn write_failure(path: &Path, e: io::Error) -> Failure {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return Failure::Closed;
+    }
+    Failure::Fatal(
+        Error::io(&e).with_file(path.display().to_string()),
+        EXIT_USAGE,
+    )
+}
+
+fn framing_of(arg: FramingArg) -> Option<Framing> {
+    match arg {
+        FramingArg::Auto => None,
+        FramingArg::Tfrecord => Some(Framing::TfRecord),
+        FramingArg::Ofrecord => Some(Framing::OfRecord),
+    }
+}
+
+pub(super) fn encode(
+    input: Option<&Path>,
+    output: Option<&Path>,
+    payload: PayloadArg,
+    sorted: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let (text, name) = read_input(input)?;
+    let mut m = message_from_json(payload.into(), &text)
+        .map_err(|e| input_error(stderr, "invalid_json", &name, None, &e.to_string()))?;
+    if sorted {
+        m.sort_maps();
+    }
+    let mut bytes = Vec::new();
+    m.encode_to(&mut bytes)
+        .map_err(|e| input_error(stderr, "encode_error", &name, None, &e.to_string()))?;
+    match output {
+        None => stdout.write_all(&bytes)?,
+        Some(p) if p == Path::new("-") => stdout.write_all(&bytes)?,
+        Some(p) => write_atomic(p, &bytes)?,
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let fail = |e: io::Error| {
+        Failure::Fatal(
+            Error::io(&e).with_file(path.display().to_string()),
+            EXIT_USAGE,
+        )
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let r = (|| {
+        let mut f = File::options().write(true).create_new(true).open(&temp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if let Err(e) = r {
+        let _ = std::fs::remove_file(&temp);
+        return Err(fail(e));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn pack(
+    input: &Path,
+    output: &Path,
+    framing: Option<FramingArg>,
+    payload: Option<PayloadArg>,
+    compression: Option<CompressionArg>,
+    sorted: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let framing = framing.and_then(framing_of);
+    let payload: PayloadKind = match (payload, framing) {
+        (Some(p), _) => p.into(),
+        (None, Some(Framing::OfRecord)) => PayloadKind::OfRecord,
+        (None, _) => PayloadKind::Example,
+    };
+    let framing = framing.unwrap_or(if payload == PayloadKind::OfRecord {
+        Framing::OfRecord
+    } else {
+        Framing::TfRecord
+    });
+    let name = input.display().to_string();
+    let reader: Box<dyn BufRead> = if input == Path::new("-") {
+        Box::new(io::BufReader::new(io::stdin()))
+    } else {
+        Box::new(io::BufReader::new(File::open(input).map_err(|e| {
+            Failure::Fatal(Error::io(&e).with_file(name.as_str()), EXIT_USAGE)
+        })?))
+    };
+    let options =
+        WriterOptions::new(framing).with_compression(compression_for(compression, output));
+    let mut out = Output::open(output, options, stdout)?;
+    let mut line = Vec::new();
+    let mut bytes = Vec::new();
+    let mut reader = reader;
+    let mut n = 0u64;
+    loop {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line);
+        match read {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                return Err(Failure::Fatal(
+                    Error::io(&e).with_file(name.as_str()),
+                    EXIT_USAGE,
+                ))
+            }
+        }
+        n += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let mut m = message_from_json(payload, &line)
+            .map_err(|e| input_error(stderr, "invalid_json", &name, Some(n), &e.to_string()))?;
+        if sorted {
+            m.sort_maps();
+        }
+        bytes.clear();
+        m.encode_to(&mut bytes)
+            .map_err(|e| input_error(stderr, "encode_error", &name, Some(n), &e.to_string()))?;
+        out.write(&bytes).map_err(|e| write_failure(output, e))?;
+    }
+    out.finish().map_err(|e| write_failure(output, e))?;
+    Ok(())
+}
+
+/// How to turn one payload kind into another.
+struct Conversion {
+    from: PayloadKind,
+    to: PayloadKind,
+    sorted: bool,
+    narrow_doubles: bool,
+    widen_int32: bool,
+    strict: bool,
+}
+
+impl Conversion {
+    fn check(&self) -> Result<(), String> {
+        use PayloadKind::*;
+        match (self.from, self.to) {
+            (a, b) if a == b => Ok(()),
+            (Raw, _) | (_, Raw) => Ok(()),
+            (Example, OfRecord) | (OfRecord, Example) => Ok(()),
+            (a, b) => Err(format!(
+                "cannot convert {} payloads to {}",
+                a.name(),
+                b.name()
+            )),
+        }
+    }
+
+    /// Converts one record's payload into `out`.
+    fn run(
+        &self,
+        data: &[u8],
+        base: u64,
+        out: &mut Vec<u8>,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ConvertError> {
+        use PayloadKind::*;
+        let options = DecodeOptions {
+            strict: self.strict,
+        };
+        match (self.from, self.to) {
+            (from, to) if (from == to && !self.sorted) || to == Raw || from == Raw => {
+                // Same message (or raw bytes): checked, then copied unchanged.
+                let kind = if from == Raw { to } else { from };
+                kind.validate(data, base, options)?;
+                out.extend_from_slice(data);
+            }
+            (from, to) => {
+                from.validate(data, base, options)?;
+                if self.sorted || from == SequenceExample {
+                    let mut m = owned(from, data, base)?;
+                    if self.sorted {
+                        m.sort_maps();
+                    }
+                    let m = match (m, to) {
+                        (Message::Example(e), OfRecord) => {
+                            Message::OfRecord(crate::encode::OfRecord {
+                                features: e.features.unwrap_or_default(),
+                            })
+                        }
+                        (Message::OfRecord(r), Example) => {
+                            let mut features = r.features;
+                            let mut changed = crate::encode::Features::new();
+                            for (name, f) in features.iter() {
+                                changed.insert(name, self.map_feature(name, f.clone())?);
+                            }
+                            features = changed;
+                            // An empty OFRecord maps to an Example without features.
+                            Message::Example(crate::encode::Example {
+                                features: (!features.is_empty()).then_some(features),
+                            })
+                        }
+                        (m, _) => m,
+                    };
+                    m.encode_to(out)?;
+                    return Ok(());
+                }
+                let (features, schema) = match from {
+                    Example => (ExampleRef::new(data, base).features(), Schema::OneFlow),
+                    _ => (OfRecordRef::new(data, base).features(), Schema::TensorFlow),
+                };
+                scratch.clear();
+                self.write_entries(features, schema, scratch)?;
+                if to == Example && !scratch.is_empty() {
+                    crate::encode::put_tag_len(out, 1, scratch.len());
+                }
+                out.extend_from_slice(scratch);
+            }
+        }
+        Ok(())
+    }
+
+    fn map_feature(&self, name: &[u8], f: Feature) -> Result<Feature, ConvertError> {
+        Ok(match f {
+            Feature::Double(v) if self.narrow_doubles => Feature::Float(v.into_iter().map(|x| x as f32).collect()),
+            Feature::Int32(v) if self.widen_int32 => Feature::Int64(v.into_iter().map(i64::from).collect()),
+            f @ (Feature::Double(_) | Feature::Int32(_)) => {
+                return Err(ConvertError::Unmappable(format!(
+                    "feature {} is an {} which tf.Example has no equivalent for (use --{} to convert it)",
+                    crate::json::read::quoted_name(name),
+                    f.kind().map_or("", |k| k.name()),
+                    if matches!(f, Feature::Double(_)) { "narrow-doubles" } else { "widen-int32" }
+                )))
+            }
+            f => f,
+        })
+    }
+
+    /// Writes the effective entries of `features`, each value re-encoded for `schema`.
+    fn write_entries(
+        &self,
+        features: FeaturesRef<'_>,
+        schema: Schema,
+        out: &mut Vec<u8>,
+    ) -> Result<(), ConvertError> {
+        let mut value = Vec::new();
+        for e in features.iter() {
+            let e = e?;
+            value.clear();
+            match encode_feature_ref(e.feature, schema, e.name(), &mut value) {
+                Ok(()) => {}
+                Err(crate::encode::ViewEncodeError::Encode(EncodeError::KindNotInSchema {
+                    ..
+                })) => {
+                    let f = self.map_feature(e.name(), feature_from_view(e.feature)?)?;
+                    f.encode_to(schema, e.name(), &mut value)?;
+                }
+                Err(crate::encode::ViewEncodeError::Encode(x)) => return Err(x.into()),
+                Err(crate::encode::ViewEncodeError::Decode(x)) => return Err(x.into()),
+            }
+            put_entry_header(out, e.name(), value.len());
+            out.extend_from_slice(&value);
+        }
+        Ok(())
+    }
+}
+
+fn owned(kind: PayloadKind, data: &[u8], base: u64) -> Result<Message, crate::DecodeError> {
+    use crate::encode::{example_from_view, ofrecord_from_view, sequence_example_from_view};
+    Ok(match kind {
+        PayloadKind::Example => Message::Example(example_from_view(ExampleRef::new(data, base))?),
+        PayloadKind::OfRecord => {
+            Message::OfRecord(ofrecord_from_view(OfRecordRef::new(data, base))?)
+        }
+        PayloadKind::SequenceExample => Message::SequenceExample(sequence_example_from_view(
+            crate::view::SequenceExampleRef::new(data, base),
+        )?),
+        PayloadKind::Raw => Message::Raw(data.to_vec()),
+    })
+}
+
+#[derive(Debug)]
+enum ConvertError {
+    Decode(crate::DecodeError),
+    Encode(EncodeError),
+    Unmappable(String),
+}
+
+impl From<crate::DecodeError> for ConvertError {
+    fn from(e: crate::DecodeError) -> Self {
+        ConvertError::Decode(e)
+    }
+}
+
+impl From<EncodeError> for ConvertError {
+    fn from(e: EncodeError) -> Self {
+        ConvertError::Encode(e)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn convert(
+    input: &Path,
+    output: &Path,
+    read: &ReadArgs,
+    out_framing: Option<FramingArg>,
+    out_payload: Option<PayloadArg>,
+    write: &WriteArgs,
+    narrow_doubles: bool,
+    widen_int32: bool,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let mut source = read.open(input, ErrorPolicy::Fail)?;
+    let name = source.name().to_string();
+    let from = read.payload_for(source.framing());
+    let framing = out_framing.and_then(framing_of).unwrap_or(source.framing());
+    let to: PayloadKind = match out_payload {
+        Some(p) => p.into(),
+        None if from == PayloadKind::Example && framing == Framing::OfRecord => {
+            PayloadKind::OfRecord
+        }
+        None if from == PayloadKind::OfRecord && framing == Framing::TfRecord => {
+            PayloadKind::Example
+        }
+        None => from,
+    };
+    let conv = Conversion {
+        from,
+        to,
+        sorted: write.sorted,
+        narrow_doubles,
+        widen_int32,
+        strict: read.strict,
+    };
+    conv.check().map_err(Failure::Usage)?;
+    let options = WriterOptions::new(framing)
+        .with_compression(compression_for(write.out_compression, output));
+    let mut out = Output::open(output, options, stdout)?;
+    let (mut bytes, mut scratch) = (Vec::new(), Vec::new());
+    while let Some(item) = source.next_record() {
+        let record = match item {
+            Ok(r) => r,
+            Err(e) => {
+                report(stderr, &e);
+                return Err(Failure::Data);
+            }
+        };
+        bytes.clear();
+        match conv.run(record.data, record.data_offset, &mut bytes, &mut scratch) {
+            Ok(()) => {}
+            Err(ConvertError::Decode(e)) => {
+                report(stderr, &decode_error(&name, &record, e));
+                return Err(Failure::Data);
+            }
+            Err(ConvertError::Encode(e)) => {
+                return Err(input_error(
+                    stderr,
+                    "encode_error",
+                    &name,
+                    None,
+                    &format!("record {}: {e}", record.id),
+                ));
+            }
+            Err(ConvertError::Unmappable(m)) => {
+                return Err(input_error(
+                    stderr,
+                    "unmappable_feature",
+                    &name,
+                    None,
+                    &format!("record {}: {m}", record.id),
+                ));
+            }
+        }
+        out.write(&bytes).map_err(|e| write_failure(output, e))?;
+    }
+    out.finish().map_err(|e| write_failure(output, e))?;
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! From borrowed views to owned messages, and straight to bytes.
+
+use super::{
+    len_field_len, put_tag_len, EncodeError, Example, Feature, FeatureList, Features, OfRecord,
+    SequenceExample,
+};
+use crate::error::DecodeError;
+use crate::view::{
+    ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, Schema, SequenceExampleRef,
+};
+use crate::wire::{encode_varint, encoded_len_varint};
+
+/// The owned value of a borrowed feature.
+pub fn feature_from_view(f: FeatureRef<'_>) -> Result<Feature, DecodeError> {
+    Ok(match f.list()? {
+        None => Feature::None,
+        Some(ListRef::Bytes(l)) => Feature::Bytes(
+            l.iter()
+                .map(|b| b.map(<[u8]>::to_vec))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(ListRef::Float(l)) => Feature::Float(l.iter().collect::<Result<_, _>>()?),
+        Some(ListRef::Double(l)) => Feature::Double(l.iter().collect::<Result<_, _>>()?),
+        Some(ListRef::Int32(l)) => Feature::Int32(l.iter().collect::<Result<_, _>>()?),
+        Some(ListRef::Int64(l)) => Feature::Int64(l.iter().collect::<Result<_, _>>()?),
+    })
+}
+
+fn features_from_view(f: FeaturesRef<'_>) -> Result<Features, DecodeError> {
+    let mut out = Features::new();
+    for e in f.iter() {
+        let e = e?;
+        out.insert(e.name(), feature_from_view(e.feature)?);
+    }
+    Ok(out)
+}
+
+/// The owned value of a borrowed tf.Example (unknown fields dropped,
+/// duplicates resolved as Google's parser does).
+pub fn example_from_view(v: ExampleRef<'_>) -> Result<Example, DecodeError> {
+    Ok(Example {
+        features: if v.has_features()? {
+            Some(features_from_view(v.features())?)
+        } else {
+            None
+        },
+    })
+}
+
+/// The owned value of a borrowed OFRecord.
+pub fn ofrecord_from_view(v: OfRecordRef<'_>) -> Result<OfRecord, DecodeError> {
+    Ok(OfRecord {
+        features: features_from_view(v.features())?,
+    })
+}
+
+/// The owned value of a borrowed tf.SequenceExample.
+pub fn sequence_example_from_view(
+    v: SequenceExampleRef<'_>,
+) -> Result<SequenceExample, DecodeError> {
+    let (has_context, has_lists) = v.has_parts()?;
+    let feature_lists = if has_lists {
+        let mut lists = super::FeatureLists::new();
+        for l in v.feature_lists().iter() {
+            let l = l?;
+            let features = l
+                .list
+                .iter()
+                .map(|f| f.and_then(feature_from_view))
+                .collect::<Result<_, _>>()?;
+            lists.insert(l.name(), FeatureList { features });
+        }
+        Some(lists)
+    } else {
+        None
+    };
+    Ok(SequenceExample {
+        context: if has_context {
+            Some(features_from_view(v.context())?)
+        } else {
+            None
+        },
+        feature_lists,
+    })
+}
+
+/// An error while encoding from a view: the view's bytes were invalid, or the
+/// value has no place in the target schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewEncodeError {
+    /// The input view could not be decoded.
+    Decode(DecodeError),
+    /// The output schema cannot hold the value.
+    Encode(EncodeError),
+}
+
+impl From<DecodeError> for ViewEncodeError {
+    fn from(e: DecodeError) -> Self {
+        ViewEncodeError::Decode(e)
+    }
+}
+
+impl From<EncodeError> for ViewEncodeError {
+    fn from(e: EncodeError) -> Self {
+        ViewEncodeError::Encode(e)
+    }
+}
+
+impl std::fmt::Display for ViewEncodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ViewEncodeError::Decode(e) => write!(f, "{e}"),
+            ViewEncodeError::Encode(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ViewEncodeError {}
+
+fn packed_varints<T: crate::view::Element>(
+    l: &NumList<'_, T>,
+    to_u64: fn(T) -> u64,
+) -> Result<usize, DecodeError> {
+    let mut n = 0;
+    for v in l.iter() {
+        n += encoded_len_varint(to_u64(v?));
+    }
+    Ok(n)
+}
+
+fn packed_field_len(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        len_field_len(1, n)
+    }
+}
+
+/// Length of the canonical list message of a borrowed list.
+fn list_len(list: &ListRef<'_>) -> Result<usize, DecodeError> {
+    Ok(match list {
+        ListRef::Bytes(l) => {
+            let mut n = 0;
+            for b in l.iter() {
+                n += len_field_len(1, b?.len());
+            }
+            n
+        }
+        ListRef::Float(l) => packed_field_len(l.len()? * 4),
+        ListRef::Double(l) => packed_field_len(l.len()? * 8),
+        ListRef::Int32(l) => packed_field_len(packed_varints(l, |x| x as i64 as u64)?),
+        ListRef::Int64(l) => packed_field_len(packed_varints(l, |x| x as u64)?),
+    })
+}
+
+/// Exact length of the canonical encoding of a borrowed feature.
+pub fn feature_ref_encoded_len(f: FeatureRef<'_>) -> Result<usize, DecodeError> {
+    Ok(match f.list()? {
+        None => 0,
+        Some(l) => len_field_len(1, list_len(&l)?),
+    })
+}
+
+/// Appends the canonical encoding of a borrowed `Feature` message (without
+/// its own tag and length) for `schema`, without building an owned value: a
+/// record can be filtered or rewritten without copying the features that
+/// stay the same into owned lists. `name` is only used in errors.
+pub fn encode_feature_ref(
+    f: FeatureRef<'_>,
+    schema: Schema,
+    name: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), ViewEncodeError> {
+    let Some(list) = f.list()? else {
+        return Ok(());
+    };
+    let kind = list.kind();
+    let field = schema
+        .field_of(kind)
+        .ok_or_else(|| EncodeError::KindNotInSchema {
+            name: name.to_vec(),
+            kind,
+        })?;
+    put_tag_len(out, field, list_len(&list)?);
+    match list {
+        ListRef::Bytes(l) => {
+            for b in l.iter() {
+                let b = b?;
+                put_tag_len(out, 1, b.len());
+                out.extend_from_slice(b);
+            }
+        }
+        ListRef::Float(l) => {
+            let n = l.len()?;
+            if n > 0 {
+                put_tag_len(out, 1, n * 4);
+                match l.packed_bytes()? {
+                    Some(raw) => out.extend_from_slice(raw),
+                    None => {
+                        for v in l.iter() {
+                            out.extend_from_slice(&v?.to_le_bytes());
+                        }
+                    }
+                }
+            }
+        }
+        ListRef::Double(l) => {
+            let n = l.len()?;
+            if n > 0 {
+                put_tag_len(out, 1, n * 8);
+                match l.packed_bytes()? {
+                    Some(raw) => out.extend_from_slice(raw),
+                    None => {
+                        for v in l.iter() {
+                            out.extend_from_slice(&v?.to_le_bytes());
+                        }
+                    }
+                }
+            }
+        }
+        ListRef::Int32(l) => {
+            let n = packed_varints(&l, |x| x as i64 as u64)?;
+            if n > 0 {
+                put_tag_len(out, 1, n);
+                for v in l.iter() {
+                    encode_varint(v? as i64 as u64, out);
+                }
+            }
+        }
+        ListRef::Int64(l) => {
+            let n = packed_varints(&l, |x| x as u64)?;
+            if n > 0 {
+                put_tag_len(out, 1, n);
+                for v in l.iter() {
+                    encode_varint(v? as u64, out);
+                }
+            }
+        }
+    }
+    Ok(())
+}
