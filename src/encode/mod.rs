@@ -121,42 +121,54 @@ impl Feature {
         self.len() == 0
     }
 
-    /// Length of the list message (the oneof member's payload).
-    fn list_len(&self) -> usize {
-        fn packed(n: usize) -> usize {
-            if n == 0 {
-                0
-            } else {
-                1 + encoded_len_varint(n as u64) + n
-            }
-        }
+    /// The one quantity that costs a pass over the values: the byte length
+    /// of the packed run (numeric lists) or of the list message (bytes).
+    #[inline]
+    fn payload_len(&self) -> usize {
         match self {
             Feature::None => 0,
             Feature::Bytes(v) => v.iter().map(|b| len_field_len(1, b.len())).sum(),
-            Feature::Float(v) => packed(v.len() * 4),
-            Feature::Double(v) => packed(v.len() * 8),
-            Feature::Int32(v) => {
-                packed(v.iter().map(|&x| encoded_len_varint(x as i64 as u64)).sum())
-            }
-            Feature::Int64(v) => packed(v.iter().map(|&x| encoded_len_varint(x as u64)).sum()),
+            Feature::Float(v) => v.len() * 4,
+            Feature::Double(v) => v.len() * 8,
+            Feature::Int32(v) => v.iter().map(|&x| encoded_len_varint(x as i64 as u64)).sum(),
+            Feature::Int64(v) => v.iter().map(|&x| encoded_len_varint(x as u64)).sum(),
         }
+    }
+
+    /// `(list message length, Feature message length)` from [`payload_len`](Self::payload_len).
+    #[inline]
+    fn lens(&self, payload: usize) -> (usize, usize) {
+        let list = match self {
+            Feature::None => return (0, 0),
+            Feature::Bytes(_) => payload,
+            _ if payload == 0 => 0,
+            _ => len_field_len(1, payload),
+        };
+        (list, len_field_len(1, list))
     }
 
     /// Exact length of the encoded `Feature` message.
     pub fn encoded_len(&self) -> usize {
-        match self {
-            Feature::None => 0,
-            // The oneof field numbers are all below 16: one tag byte.
-            _ => len_field_len(1, self.list_len()),
-        }
+        self.lens(self.payload_len()).1
     }
 
     /// Appends the encoded `Feature` message (without its own tag or length)
-    /// for `schema`.
+    /// for `schema`. `name` is only used in errors.
     pub fn encode_to(
         &self,
         schema: Schema,
         name: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        self.encode_with(schema, name, self.payload_len(), out)
+    }
+
+    /// [`encode_to`](Self::encode_to) with the payload length already known.
+    fn encode_with(
+        &self,
+        schema: Schema,
+        name: &[u8],
+        payload: usize,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
         let Some(kind) = self.kind() else {
@@ -168,49 +180,41 @@ impl Feature {
                 name: name.to_vec(),
                 kind,
             })?;
-        put_tag_len(out, field, self.list_len());
-        match self {
-            Feature::None => {}
-            Feature::Bytes(v) => {
-                for b in v {
-                    put_tag_len(out, 1, b.len());
-                    out.extend_from_slice(b);
-                }
+        let (list_len, _) = self.lens(payload);
+        put_tag_len(out, field, list_len);
+        if let Feature::Bytes(v) = self {
+            for b in v {
+                put_tag_len(out, 1, b.len());
+                out.extend_from_slice(b);
             }
+            return Ok(());
+        }
+        if payload == 0 {
+            return Ok(());
+        }
+        put_tag_len(out, 1, payload);
+        match self {
             Feature::Float(v) => {
-                if !v.is_empty() {
-                    put_tag_len(out, 1, v.len() * 4);
-                    for x in v {
-                        out.extend_from_slice(&x.to_le_bytes());
-                    }
+                for x in v {
+                    out.extend_from_slice(&x.to_le_bytes());
                 }
             }
             Feature::Double(v) => {
-                if !v.is_empty() {
-                    put_tag_len(out, 1, v.len() * 8);
-                    for x in v {
-                        out.extend_from_slice(&x.to_le_bytes());
-                    }
+                for x in v {
+                    out.extend_from_slice(&x.to_le_bytes());
                 }
             }
             Feature::Int32(v) => {
-                if !v.is_empty() {
-                    let n = v.iter().map(|&x| encoded_len_varint(x as i64 as u64)).sum();
-                    put_tag_len(out, 1, n);
-                    for &x in v {
-                        encode_varint(x as i64 as u64, out);
-                    }
+                for &x in v {
+                    encode_varint(x as i64 as u64, out);
                 }
             }
             Feature::Int64(v) => {
-                if !v.is_empty() {
-                    let n = v.iter().map(|&x| encoded_len_varint(x as u64)).sum();
-                    put_tag_len(out, 1, n);
-                    for &x in v {
-                        encode_varint(x as u64, out);
-                    }
+                for &x in v {
+                    encode_varint(x as u64, out);
                 }
             }
+            Feature::None | Feature::Bytes(_) => {}
         }
         Ok(())
     }
@@ -318,12 +322,9 @@ impl Features {
     /// Appends the encoded entries.
     pub fn encode_to(&self, schema: Schema, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         for (name, feature) in &self.entries {
-            let value_len = feature.encoded_len();
-            put_tag_len(out, 1, entry_len(name.len(), value_len));
-            put_tag_len(out, 1, name.len());
-            out.extend_from_slice(name);
-            put_tag_len(out, 2, value_len);
-            feature.encode_to(schema, name, out)?;
+            let payload = feature.payload_len();
+            put_entry_header(out, name, feature.lens(payload).1);
+            feature.encode_with(schema, name, payload, out)?;
         }
         Ok(())
     }
@@ -409,11 +410,11 @@ impl Example {
 
     /// Appends the encoded message to `out` (reserving exactly what it needs).
     pub fn encode_to(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        let len = self.encoded_len()?;
         if let Some(f) = &self.features {
             f.check_schema(Schema::TensorFlow)?;
-            out.reserve(len);
-            put_tag_len(out, 1, f.encoded_len());
+            let features_len = f.encoded_len();
+            out.reserve(check_size(len_field_len(1, features_len))?);
+            put_tag_len(out, 1, features_len);
             f.encode_to(Schema::TensorFlow, out)?;
         }
         Ok(())

@@ -90,9 +90,10 @@ pub fn encode_varint(mut value: u64, out: &mut Vec<u8>) {
 /// Length of the minimal encoding of `value`, 1 ..= 10.
 #[inline]
 pub fn encoded_len_varint(value: u64) -> usize {
-    // ceil(bits / 7), with at least one byte.
-    let bits = 64 - (value | 1).leading_zeros() as usize;
-    bits.div_ceil(7)
+    // ceil(bits / 7) with at least one byte, branch-free (the formula prost
+    // uses): bits = 64 - lz(value | 1); (bits * 9 + 64) / 64 == ceil(bits / 7)
+    // for 1 <= bits <= 64.
+    ((((value | 1).leading_zeros() ^ 63) * 9 + 73) / 64) as usize
 }
 
 #[cfg(test)]
