@@ -5,6 +5,9 @@
 //! Run: `cargo bench --bench write`. Each benchmark asserts the size of what
 //! it wrote.
 
+// criterion's macros generate undocumented functions.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
 use recordwire::frame::Framing;
