@@ -213,7 +213,7 @@ struct FullDisk {
 impl Write for FullDisk {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         if self.written.len() + buf.len() > self.budget {
-            return Err(std::io::Error::new(std::io::ErrorKind::Other, "disk full"));
+            return Err(std::io::Error::other("disk full (simulated)"));
         }
         self.written.extend_from_slice(buf);
         Ok(buf.len())
