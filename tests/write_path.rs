@@ -313,3 +313,65 @@ fn a_killed_pack_leaves_no_partial_file() {
         "a killed writer must not leave a file under the final name"
     );
 }
+
+#[test]
+fn convert_between_payloads_maps_kinds_and_refuses_what_has_no_equivalent() {
+    let dir = tempfile::tempdir().unwrap();
+    let of = root().join("testdata/ref/ofrecord.part-0");
+    let out = dir.path().join("x.tfrecord");
+    let (code, _, err) = run(&["convert", s(&of), s(&out), "--out-framing", "tfrecord"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error[unmappable_feature]: "), "{err}");
+    assert!(
+        err.contains("_list which tf.Example has no equivalent"),
+        "{err}"
+    );
+    assert!(
+        !out.exists(),
+        "nothing written when the conversion is refused"
+    );
+
+    let (code, _, err) = run(&[
+        "convert",
+        s(&of),
+        s(&out),
+        "--out-framing",
+        "tfrecord",
+        "--narrow-doubles",
+        "--widen-int32",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, json, _) = run(&["cat", s(&out)]);
+    assert_eq!(code, 0);
+    let json = String::from_utf8(json).unwrap();
+    assert!(!json.contains("double_list") && !json.contains("int32_list"));
+    assert_eq!(json.lines().count(), 20);
+
+    // tf.Example -> OFRecord -> tf.Example keeps every feature (int64_list is
+    // field 3 in one and 5 in the other); only "features present but empty"
+    // has no OFRecord equivalent and comes back as no features.
+    let ex = root().join("testdata/ref/examples.tfrecord");
+    let mid = dir.path().join("mid.ofrecord");
+    let back = dir.path().join("back.tfrecord");
+    assert_eq!(
+        run(&["convert", s(&ex), s(&mid), "--out-framing", "ofrecord"]).0,
+        0
+    );
+    assert_eq!(
+        run(&["convert", s(&mid), s(&back), "--out-framing", "tfrecord"]).0,
+        0
+    );
+    let (_, a, _) = run(&["cat", s(&ex)]);
+    let (_, b, _) = run(&["cat", s(&back)]);
+    let (a, b) = (String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
+    assert_eq!(a.lines().count(), b.lines().count());
+    for (x, y) in a.lines().zip(b.lines()) {
+        if x == r#"{"features":{}}"# {
+            assert_eq!(y, "{}");
+        } else {
+            assert_eq!(x, y);
+        }
+    }
+    let (_, m, _) = run(&["cat", s(&mid)]);
+    assert!(String::from_utf8(m).unwrap().contains("int64_list"));
+}

@@ -9,8 +9,8 @@ use super::{
     ReadArgs, WriteArgs, EXIT_USAGE,
 };
 use crate::encode::{
-    encode_feature_ref, feature_from_view, put_entry_header, EncodeError, Feature, Message,
-    RecordWriter, WriterOptions,
+    feature_from_view, rewrite_features, EncodeError, Feature, Message, RecordWriter, Rewrite,
+    ViewEncodeError, WriterOptions,
 };
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
@@ -344,32 +344,39 @@ impl Conversion {
         })
     }
 
-    /// Writes the effective entries of `features`, each value re-encoded for `schema`.
+    /// Writes the effective entries of `features`, each value re-encoded for
+    /// `schema` straight from the view; kinds the schema lacks are mapped by
+    /// [`map_feature`](Self::map_feature) or refused.
     fn write_entries(
         &self,
         features: FeaturesRef<'_>,
         schema: Schema,
         out: &mut Vec<u8>,
     ) -> Result<(), ConvertError> {
-        let mut value = Vec::new();
-        for e in features.iter() {
-            let e = e?;
-            value.clear();
-            match encode_feature_ref(e.feature, schema, e.name(), &mut value) {
-                Ok(()) => {}
-                Err(crate::encode::ViewEncodeError::Encode(EncodeError::KindNotInSchema {
-                    ..
-                })) => {
-                    let f = self.map_feature(e.name(), feature_from_view(e.feature)?)?;
-                    f.encode_to(schema, e.name(), &mut value)?;
+        let mut refused = None;
+        let r = rewrite_features(features, schema, out, |name, f| match f.kind() {
+            Ok(Some(kind)) if schema.field_of(kind).is_none() => {
+                match feature_from_view(f)
+                    .map_err(ConvertError::from)
+                    .and_then(|v| self.map_feature(name, v))
+                {
+                    Ok(v) => Rewrite::Replace(v),
+                    Err(e) => {
+                        refused.get_or_insert(e);
+                        Rewrite::Drop
+                    }
                 }
-                Err(crate::encode::ViewEncodeError::Encode(x)) => return Err(x.into()),
-                Err(crate::encode::ViewEncodeError::Decode(x)) => return Err(x.into()),
             }
-            put_entry_header(out, e.name(), value.len());
-            out.extend_from_slice(&value);
+            _ => Rewrite::Keep,
+        });
+        if let Some(e) = refused {
+            return Err(e);
         }
-        Ok(())
+        match r {
+            Ok(()) => Ok(()),
+            Err(ViewEncodeError::Decode(e)) => Err(e.into()),
+            Err(ViewEncodeError::Encode(e)) => Err(e.into()),
+        }
     }
 }
 

@@ -8,7 +8,8 @@ use crate::error::DecodeError;
 use crate::view::{
     ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, Schema, SequenceExampleRef,
 };
-use crate::wire::{encode_varint, encoded_len_varint};
+use crate::wire::{encoded_len_varint, put_varint};
+use bytes::BufMut;
 
 /// The owned value of a borrowed feature.
 pub fn feature_from_view(f: FeatureRef<'_>) -> Result<Feature, DecodeError> {
@@ -165,11 +166,11 @@ pub fn feature_ref_encoded_len(f: FeatureRef<'_>) -> Result<usize, DecodeError> 
 /// its own tag and length) for `schema`, without building an owned value: a
 /// record can be filtered or rewritten without copying the features that
 /// stay the same into owned lists. `name` is only used in errors.
-pub fn encode_feature_ref(
+pub fn encode_feature_ref<B: BufMut>(
     f: FeatureRef<'_>,
     schema: Schema,
     name: &[u8],
-    out: &mut Vec<u8>,
+    out: &mut B,
 ) -> Result<(), ViewEncodeError> {
     let Some(list) = f.list()? else {
         return Ok(());
@@ -187,7 +188,7 @@ pub fn encode_feature_ref(
             for b in l.iter() {
                 let b = b?;
                 put_tag_len(out, 1, b.len());
-                out.extend_from_slice(b);
+                out.put_slice(b);
             }
         }
         ListRef::Float(l) => {
@@ -195,10 +196,10 @@ pub fn encode_feature_ref(
             if n > 0 {
                 put_tag_len(out, 1, n * 4);
                 match l.packed_bytes()? {
-                    Some(raw) => out.extend_from_slice(raw),
+                    Some(raw) => out.put_slice(raw),
                     None => {
                         for v in l.iter() {
-                            out.extend_from_slice(&v?.to_le_bytes());
+                            out.put_slice(&v?.to_le_bytes());
                         }
                     }
                 }
@@ -209,10 +210,10 @@ pub fn encode_feature_ref(
             if n > 0 {
                 put_tag_len(out, 1, n * 8);
                 match l.packed_bytes()? {
-                    Some(raw) => out.extend_from_slice(raw),
+                    Some(raw) => out.put_slice(raw),
                     None => {
                         for v in l.iter() {
-                            out.extend_from_slice(&v?.to_le_bytes());
+                            out.put_slice(&v?.to_le_bytes());
                         }
                     }
                 }
@@ -223,7 +224,7 @@ pub fn encode_feature_ref(
             if n > 0 {
                 put_tag_len(out, 1, n);
                 for v in l.iter() {
-                    encode_varint(v? as i64 as u64, out);
+                    put_varint(v? as i64 as u64, out);
                 }
             }
         }
@@ -232,8 +233,90 @@ pub fn encode_feature_ref(
             if n > 0 {
                 put_tag_len(out, 1, n);
                 for v in l.iter() {
-                    encode_varint(v? as u64, out);
+                    put_varint(v? as u64, out);
                 }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What to do with one feature when rewriting a record (see [`rewrite_features`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rewrite {
+    /// Keep it: re-encoded canonically straight from the view, no owned copy.
+    Keep,
+    /// Leave it out.
+    Drop,
+    /// Replace its value.
+    Replace(Feature),
+}
+
+/// Rewrites a features map feature by feature into `out`, as map entries of
+/// `schema` (an OFRecord's body, or the payload of `Example.features`): `f`
+/// decides for each effective feature, in order, whether to keep, drop or
+/// replace it. Kept features are re-encoded from the borrowed view, so
+/// filtering a record never builds owned values for what stays the same.
+///
+/// ```
+/// use recordwire::encode::{rewrite_features, Feature, Rewrite, Features, Example};
+/// use recordwire::view::{ExampleRef, Schema};
+///
+/// let mut f = Features::new();
+/// f.insert("image", Feature::Bytes(vec![vec![0xff; 1000]]));
+/// f.insert("label", Feature::Int64(vec![3]));
+/// let bytes = Example::with_features(f).to_bytes()?;
+///
+/// // Drop the image, relabel: the result is an Example's `features` payload.
+/// let view = ExampleRef::parse(&bytes, 0)?;
+/// let mut body = Vec::new();
+/// rewrite_features(view.features(), Schema::TensorFlow, &mut body, |name, _| match name {
+///     b"image" => Rewrite::Drop,
+///     _ => Rewrite::Replace(Feature::Int64(vec![4])),
+/// })?;
+/// let mut out = Vec::new();
+/// recordwire::encode::put_tag_len(&mut out, 1, body.len());
+/// out.extend_from_slice(&body);
+/// let mut want = Features::new();
+/// want.insert("label", Feature::Int64(vec![4]));
+/// assert_eq!(out, Example::with_features(want).to_bytes()?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn rewrite_features<B: BufMut>(
+    features: FeaturesRef<'_>,
+    schema: Schema,
+    out: &mut B,
+    mut f: impl FnMut(&[u8], FeatureRef<'_>) -> Rewrite,
+) -> Result<(), ViewEncodeError> {
+    for e in features.iter() {
+        let e = e?;
+        match f(e.name(), e.feature) {
+            Rewrite::Drop => {}
+            Rewrite::Keep => {
+                if let Some(kind) = e.feature.kind()? {
+                    if schema.field_of(kind).is_none() {
+                        return Err(EncodeError::KindNotInSchema {
+                            name: e.name().to_vec(),
+                            kind,
+                        }
+                        .into());
+                    }
+                }
+                super::put_entry_header(out, e.name(), feature_ref_encoded_len(e.feature)?);
+                encode_feature_ref(e.feature, schema, e.name(), out)?;
+            }
+            Rewrite::Replace(v) => {
+                if let Some(kind) = v.kind() {
+                    if schema.field_of(kind).is_none() {
+                        return Err(EncodeError::KindNotInSchema {
+                            name: e.name().to_vec(),
+                            kind,
+                        }
+                        .into());
+                    }
+                }
+                super::put_entry_header(out, e.name(), v.encoded_len());
+                v.encode_to(schema, e.name(), out)?;
             }
         }
     }

@@ -8,9 +8,10 @@
 //! [`Features::sort`] gives the key order of C++'s deterministic serialization
 //! instead.
 //!
-//! Every message computes its exact [`encoded_len`](Example::encoded_len)
-//! first, so encoding into a `Vec` allocates at most once, and not at all into
-//! a buffer with room.
+//! Every message computes its exact [`encoded_len`](Example::encoded_len);
+//! `to_bytes` allocates once at that size, and `encode_to` writes into any
+//! [`BufMut`] (a `Vec<u8>`, a `BytesMut`, a slice) without allocating when
+//! the buffer has room.
 //!
 //! ```
 //! use recordwire::encode::{Example, Feature, Features};
@@ -30,14 +31,16 @@ mod writer;
 
 pub use from_view::{
     encode_feature_ref, example_from_view, feature_from_view, feature_ref_encoded_len,
-    ofrecord_from_view, sequence_example_from_view, ViewEncodeError,
+    ofrecord_from_view, rewrite_features, sequence_example_from_view, Rewrite, ViewEncodeError,
 };
 pub use writer::{FinishTarget, RecordWriter, WriterOptions};
 
 use std::fmt;
 
+use bytes::BufMut;
+
 use crate::view::{Kind, Schema};
-use crate::wire::{encode_varint, encoded_len_varint};
+use crate::wire::{encoded_len_varint, put_varint};
 
 /// Why a message cannot be encoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,22 +157,22 @@ impl Feature {
 
     /// Appends the encoded `Feature` message (without its own tag or length)
     /// for `schema`. `name` is only used in errors.
-    pub fn encode_to(
+    pub fn encode_to<B: BufMut>(
         &self,
         schema: Schema,
         name: &[u8],
-        out: &mut Vec<u8>,
+        out: &mut B,
     ) -> Result<(), EncodeError> {
         self.encode_with(schema, name, self.payload_len(), out)
     }
 
     /// [`encode_to`](Self::encode_to) with the payload length already known.
-    fn encode_with(
+    fn encode_with<B: BufMut>(
         &self,
         schema: Schema,
         name: &[u8],
         payload: usize,
-        out: &mut Vec<u8>,
+        out: &mut B,
     ) -> Result<(), EncodeError> {
         let Some(kind) = self.kind() else {
             return Ok(());
@@ -185,7 +188,7 @@ impl Feature {
         if let Feature::Bytes(v) = self {
             for b in v {
                 put_tag_len(out, 1, b.len());
-                out.extend_from_slice(b);
+                out.put_slice(b);
             }
             return Ok(());
         }
@@ -196,22 +199,22 @@ impl Feature {
         match self {
             Feature::Float(v) => {
                 for x in v {
-                    out.extend_from_slice(&x.to_le_bytes());
+                    out.put_slice(&x.to_le_bytes());
                 }
             }
             Feature::Double(v) => {
                 for x in v {
-                    out.extend_from_slice(&x.to_le_bytes());
+                    out.put_slice(&x.to_le_bytes());
                 }
             }
             Feature::Int32(v) => {
                 for &x in v {
-                    encode_varint(x as i64 as u64, out);
+                    put_varint(x as i64 as u64, out);
                 }
             }
             Feature::Int64(v) => {
                 for &x in v {
-                    encode_varint(x as u64, out);
+                    put_varint(x as u64, out);
                 }
             }
             Feature::None | Feature::Bytes(_) => {}
@@ -228,9 +231,9 @@ pub(crate) fn len_field_len(_field: u32, len: usize) -> usize {
 
 /// Appends the tag of length-delimited `field` (< 16) and `len`.
 #[inline]
-pub fn put_tag_len(out: &mut Vec<u8>, field: u32, len: usize) {
-    out.push(((field << 3) | 2) as u8);
-    encode_varint(len as u64, out);
+pub fn put_tag_len<B: BufMut>(out: &mut B, field: u32, len: usize) {
+    out.put_u8(((field << 3) | 2) as u8);
+    put_varint(len as u64, out);
 }
 
 /// A map from names to values that keeps insertion order, as Python dicts
@@ -320,7 +323,7 @@ impl Features {
     }
 
     /// Appends the encoded entries.
-    pub fn encode_to(&self, schema: Schema, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub fn encode_to<B: BufMut>(&self, schema: Schema, out: &mut B) -> Result<(), EncodeError> {
         for (name, feature) in &self.entries {
             let payload = feature.payload_len();
             put_entry_header(out, name, feature.lens(payload).1);
@@ -349,10 +352,10 @@ impl Features {
 /// `map<string, FeatureList>`): the entry's tag and length, then the key
 /// field; the caller appends the value field's payload of `value_len` bytes
 /// right after.
-pub fn put_entry_header(out: &mut Vec<u8>, name: &[u8], value_len: usize) {
+pub fn put_entry_header<B: BufMut>(out: &mut B, name: &[u8], value_len: usize) {
     put_tag_len(out, 1, entry_len(name.len(), value_len));
     put_tag_len(out, 1, name.len());
-    out.extend_from_slice(name);
+    out.put_slice(name);
     put_tag_len(out, 2, value_len);
 }
 
@@ -409,11 +412,11 @@ impl Example {
     }
 
     /// Appends the encoded message to `out` (reserving exactly what it needs).
-    pub fn encode_to(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub fn encode_to<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
         if let Some(f) = &self.features {
             f.check_schema(Schema::TensorFlow)?;
             let features_len = f.encoded_len();
-            out.reserve(check_size(len_field_len(1, features_len))?);
+            check_size(len_field_len(1, features_len))?;
             put_tag_len(out, 1, features_len);
             f.encode_to(Schema::TensorFlow, out)?;
         }
@@ -441,8 +444,8 @@ impl OfRecord {
     }
 
     /// Appends the encoded message to `out`.
-    pub fn encode_to(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        out.reserve(self.encoded_len()?);
+    pub fn encode_to<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.encoded_len()?;
         self.features.encode_to(Schema::OneFlow, out)
     }
 }
@@ -463,7 +466,7 @@ impl FeatureList {
             .sum()
     }
 
-    fn encode_to(&self, name: &[u8], out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    fn encode_to<B: BufMut>(&self, name: &[u8], out: &mut B) -> Result<(), EncodeError> {
         for f in &self.features {
             put_tag_len(out, 1, f.encoded_len());
             f.encode_to(Schema::TensorFlow, name, out)?;
@@ -483,12 +486,12 @@ impl FeatureLists {
             .sum()
     }
 
-    fn encode_to(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    fn encode_to<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
         for (name, list) in &self.entries {
             let value_len = list.encoded_len();
             put_tag_len(out, 1, entry_len(name.len(), value_len));
             put_tag_len(out, 1, name.len());
-            out.extend_from_slice(name);
+            out.put_slice(name);
             put_tag_len(out, 2, value_len);
             list.encode_to(name, out)?;
         }
@@ -520,8 +523,8 @@ impl SequenceExample {
     }
 
     /// Appends the encoded message to `out`.
-    pub fn encode_to(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        out.reserve(self.encoded_len()?);
+    pub fn encode_to<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
+        self.encoded_len()?;
         if let Some(l) = &self.feature_lists {
             for (name, list) in l.iter() {
                 for f in &list.features {
@@ -576,13 +579,13 @@ impl Message {
     }
 
     /// Appends the encoded message to `out`.
-    pub fn encode_to(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub fn encode_to<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
         match self {
             Message::Example(m) => m.encode_to(out),
             Message::SequenceExample(m) => m.encode_to(out),
             Message::OfRecord(m) => m.encode_to(out),
             Message::Raw(b) => {
-                out.extend_from_slice(b);
+                out.put_slice(b);
                 Ok(())
             }
         }

@@ -61,7 +61,7 @@ fn map_int64_seed_by_wire_encoder() {
     put_tag_len(&mut entry, 1, 4);
     entry.extend_from_slice(b"test");
     entry.push(0x10);
-    encode_varint(300, &mut entry);
+    put_varint(300, &mut entry);
     let mut msg = Vec::new();
     put_tag_len(&mut msg, 1, entry.len());
     msg.extend_from_slice(&entry);
@@ -92,7 +92,7 @@ fn canonical_forms_of_edge_cases() {
     );
     assert_eq!(b.len(), ex.encoded_len().unwrap());
     // No features field vs an empty one.
-    assert_eq!(Example::default().to_bytes().unwrap(), []);
+    assert!(Example::default().to_bytes().unwrap().is_empty());
     assert_eq!(
         Example::with_features(Features::new()).to_bytes().unwrap(),
         [0x0a, 0x00]
@@ -134,4 +134,22 @@ fn insertion_order_and_sorted_order() {
     f.sort();
     let names: Vec<_> = f.iter().map(|(n, _)| n.to_vec()).collect();
     assert_eq!(names, [b"a".to_vec(), b"b".to_vec()]);
+}
+
+#[test]
+fn encodes_into_any_bufmut_without_allocating_when_there_is_room() {
+    let ex = seed_example();
+    let mut buf = bytes::BytesMut::with_capacity(256);
+    ex.encode_to(&mut buf).unwrap();
+    assert_eq!(&buf[..], SEED);
+    let mut v = Vec::with_capacity(200);
+    v.extend_from_slice(b"prefix");
+    let cap = v.capacity();
+    ex.encode_to(&mut v).unwrap();
+    assert_eq!(v.capacity(), cap, "no reallocation into a buffer with room");
+    assert_eq!(&v[6..], SEED);
+    let mut fixed = [0u8; 104];
+    let mut slice: &mut [u8] = &mut fixed;
+    ex.encode_to(&mut slice).unwrap();
+    assert_eq!(fixed, SEED);
 }

@@ -25,7 +25,7 @@
 mod varint;
 
 pub(crate) use varint::for_each_packed_varint;
-pub use varint::{decode_varint, encode_varint, encoded_len_varint};
+pub use varint::{decode_varint, encode_varint, encoded_len_varint, put_varint};
 
 use crate::error::{DecodeError, DecodeReason};
 

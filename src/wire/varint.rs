@@ -87,6 +87,16 @@ pub fn encode_varint(mut value: u64, out: &mut Vec<u8>) {
     out.push(value as u8);
 }
 
+/// Writes the minimal encoding of `value` into any [`bytes::BufMut`].
+#[inline]
+pub fn put_varint<B: bytes::BufMut>(mut value: u64, out: &mut B) {
+    while value >= 0x80 {
+        out.put_u8((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.put_u8(value as u8);
+}
+
 /// Length of the minimal encoding of `value`, 1 ..= 10.
 #[inline]
 pub fn encoded_len_varint(value: u64) -> usize {
