@@ -22,7 +22,7 @@
 //! let example = Example::with_features(features);
 //! let bytes = example.to_bytes()?;
 //! assert_eq!(bytes.len(), example.encoded_len()?);
-//! assert_eq!(&bytes[..4], [0x0a, 0x25, 0x0a, 0x0e]);
+//! assert_eq!(&bytes[..4], [0x0a, 0x23, 0x0a, 0x0e]); // features, 35 bytes; first entry, 14
 //! # Ok::<(), recordwire::encode::EncodeError>(())
 //! ```
 
