@@ -175,6 +175,9 @@ pub enum Command {
         /// Write map entries sorted by key instead of input order.
         #[arg(long)]
         sorted: bool,
+        /// Pad so that no record smaller than a page of N bytes crosses a page boundary.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(64..))]
+        pad_to_page: Option<u64>,
     },
     /// Copy records to another framing, compression or payload type.
     Convert {

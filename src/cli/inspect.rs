@@ -171,12 +171,18 @@ pub(super) fn inspect(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let mut source = read.open(path, ErrorPolicy::Fail)?;
+    // Pad frames are seen here (not skipped) so that their cost is reported.
+    let mut options = read.open_options(ErrorPolicy::Fail);
+    options.read.skip_pads = false;
+    let mut source = crate::io::Source::open(path, &options)
+        .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?;
     let name = source.name().to_string();
     let framing = source.framing();
     let compression = source.compression();
     let payload = read.payload_for(framing);
     let mut sizes = Stat::default();
+    let mut pads = Stat::default();
+    let mut file_bytes = 0u64;
     let mut schema = Schema::default();
     let options = DecodeOptions {
         strict: read.strict,
@@ -189,6 +195,11 @@ pub(super) fn inspect(
                 return Err(Failure::Data);
             }
         };
+        file_bytes += record.end - record.offset;
+        if crate::index::is_pad(record.data) {
+            pads.add(record.end - record.offset);
+            continue;
+        }
         sizes.add(record.data.len() as u64);
         let r = payload
             .validate(record.data, record.data_offset, options)
@@ -228,13 +239,15 @@ pub(super) fn inspect(
             .collect();
         writeln!(
             stdout,
-            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
+            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
             name_json(name.as_bytes()),
             framing.name(),
             compression.name(),
             payload.name(),
             sizes.n,
             stat_json(&sizes),
+            pads.n,
+            pads.sum,
             feats.join(","),
             lists.join(",")
         )?;
@@ -243,12 +256,25 @@ pub(super) fn inspect(
     writeln!(stdout, "file:        {name}")?;
     writeln!(
         stdout,
-        "format:      {} frames, {} compression, {} payloads",
+        "format:      {} frames, {}, {} payloads",
         framing.name(),
-        compression.name(),
+        match compression {
+            crate::io::Compression::Gzip => "GZIP stream",
+            crate::io::Compression::Zlib => "ZLIB stream",
+            _ => "uncompressed",
+        },
         payload.name()
     )?;
     writeln!(stdout, "records:     {}", sizes.n)?;
+    if pads.n > 0 {
+        writeln!(
+            stdout,
+            "padding:     {} pad frames, {} bytes ({:.2}% of the file)",
+            pads.n,
+            pads.sum,
+            100.0 * pads.sum as f64 / file_bytes.max(1) as f64
+        )?;
+    }
     writeln!(
         stdout,
         "record size: min {} / mean {:.1} / max {} bytes, {} bytes of data in all",

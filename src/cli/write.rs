@@ -171,17 +171,29 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The options of `pack`.
+pub(super) struct PackOptions {
+    pub(super) framing: Option<FramingArg>,
+    pub(super) payload: Option<PayloadArg>,
+    pub(super) compression: Option<CompressionArg>,
+    pub(super) sorted: bool,
+    pub(super) pad_to_page: Option<u64>,
+}
+
 pub(super) fn pack(
     input: &Path,
     output: &Path,
-    framing: Option<FramingArg>,
-    payload: Option<PayloadArg>,
-    compression: Option<CompressionArg>,
-    sorted: bool,
+    o: PackOptions,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
+    let PackOptions {
+        framing,
+        payload,
+        compression,
+        sorted,
+        pad_to_page,
+    } = o;
     let framing = framing.and_then(framing_of);
     let payload: PayloadKind = match (payload, framing) {
         (Some(p), _) => p.into(),
@@ -201,8 +213,9 @@ pub(super) fn pack(
             Failure::Fatal(Error::io(&e).with_file(name.as_str()), EXIT_USAGE)
         })?))
     };
-    let options =
-        WriterOptions::new(framing).with_compression(compression_for(compression, output));
+    let options = WriterOptions::new(framing)
+        .with_compression(compression_for(compression, output))
+        .with_pad_to_page(pad_to_page);
     let mut out = Output::open(output, options, stdout)?;
     let mut line = Vec::new();
     let mut bytes = Vec::new();

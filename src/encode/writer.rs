@@ -22,6 +22,12 @@ pub struct WriterOptions {
     pub level: u32,
     /// Size of the write buffer.
     pub buffer: usize,
+    /// Page-aware padding (SPEC §7, the thesis's writer option): before a
+    /// record no larger than a page that would cross a page boundary, write a
+    /// pad frame ([`crate::index::pad`]) so that it starts on the next page
+    /// (or the one after, when the gap is shorter than the smallest pad
+    /// frame). Offsets count bytes of the uncompressed stream.
+    pub pad_to_page: Option<u64>,
 }
 
 impl Default for WriterOptions {
@@ -31,6 +37,7 @@ impl Default for WriterOptions {
             compression: Compression::None,
             level: 6,
             buffer: 1 << 16,
+            pad_to_page: None,
         }
     }
 }
@@ -48,6 +55,13 @@ impl WriterOptions {
     #[must_use]
     pub fn with_compression(mut self, compression: Compression) -> Self {
         self.compression = compression;
+        self
+    }
+
+    /// Sets page-aware padding (`None` or a page size of at least 64 bytes).
+    #[must_use]
+    pub fn with_pad_to_page(mut self, page: Option<u64>) -> Self {
+        self.pad_to_page = page;
         self
     }
 }
@@ -125,6 +139,11 @@ pub struct RecordWriter<W: Write> {
     pending: Option<Pending>,
     records: u64,
     bytes: u64,
+    /// Bytes of frames written (the uncompressed stream position).
+    position: u64,
+    pad_to_page: Option<u64>,
+    pads: u64,
+    pad_bytes: u64,
 }
 
 impl<W: Write> std::fmt::Debug for RecordWriter<W> {
@@ -191,6 +210,10 @@ impl<W: Write> RecordWriter<W> {
             pending: None,
             records: 0,
             bytes: 0,
+            position: 0,
+            pad_to_page: options.pad_to_page.filter(|&p| p > 0),
+            pads: 0,
+            pad_bytes: 0,
         }
     }
 
@@ -215,6 +238,29 @@ impl<W: Write> RecordWriter<W> {
     fn write_frame(&mut self, data: &[u8]) -> io::Result<()> {
         let framing = self.framing;
         let len = data.len() as u64;
+        let frame_len = len + (framing.header_len() + framing.footer_len()) as u64;
+        if let Some(page) = self.pad_to_page {
+            let used = self.position % page;
+            if frame_len <= page && used + frame_len > page {
+                let min = crate::index::pad::min_pad_frame_len(framing) as u64;
+                let mut gap = page - used;
+                if gap < min {
+                    gap += (min - gap).div_ceil(page) * page;
+                }
+                let mut pad = Vec::new();
+                let gap_len =
+                    usize::try_from(gap).map_err(|_| io::Error::other("page too large"))?;
+                if !crate::index::pad::write_pad_frame(&mut pad, gap_len, framing) {
+                    return Err(io::Error::other(format!(
+                        "cannot build a pad frame of {gap} bytes"
+                    )));
+                }
+                self.out()?.write_all(&pad)?;
+                self.position += gap;
+                self.pads += 1;
+                self.pad_bytes += gap;
+            }
+        }
         let out = self.out()?;
         match framing {
             Framing::TfRecord => {
@@ -233,7 +279,13 @@ impl<W: Write> RecordWriter<W> {
         }
         self.records += 1;
         self.bytes += len;
+        self.position += frame_len;
         Ok(())
+    }
+
+    /// Pad frames written so far, and the bytes they take.
+    pub fn pads(&self) -> (u64, u64) {
+        (self.pads, self.pad_bytes)
     }
 
     /// Records written so far.

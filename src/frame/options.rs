@@ -85,6 +85,9 @@ pub struct ReadOptions {
     pub check_data_crc: bool,
     /// What to do after an error (default [`ErrorPolicy::Fail`]).
     pub policy: ErrorPolicy,
+    /// Skip pad frames (SPEC §7, [`crate::index::is_pad`]) without giving
+    /// them a record id (default `true`).
+    pub skip_pads: bool,
 }
 
 impl Default for ReadOptions {
@@ -93,11 +96,19 @@ impl Default for ReadOptions {
             check_length_crc: true,
             check_data_crc: true,
             policy: ErrorPolicy::Fail,
+            skip_pads: true,
         }
     }
 }
 
 impl ReadOptions {
+    /// Sets [`skip_pads`](Self::skip_pads).
+    #[must_use]
+    pub fn with_skip_pads(mut self, skip: bool) -> Self {
+        self.skip_pads = skip;
+        self
+    }
+
     /// The default options: both CRCs checked, [`ErrorPolicy::Fail`].
     pub fn new() -> Self {
         Self::default()

@@ -474,6 +474,7 @@ mod tests {
         check_length_crc: true,
         check_data_crc: true,
         policy: crate::frame::ErrorPolicy::Fail,
+        skip_pads: true,
     };
 
     #[test]

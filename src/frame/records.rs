@@ -369,6 +369,17 @@ impl Walker {
     /// The window must contain the walker's position (everything from the
     /// last [`Step::Need`]'s `from` on); if it does not, the walk ends.
     pub(crate) fn step(&mut self, buf: &[u8], base: u64, eof: bool) -> Step {
+        // Pad frames (SPEC §7) are skipped here, in a loop rather than by
+        // recursion so that a run of pads cannot exhaust the stack.
+        loop {
+            match self.step_frame(buf, base, eof) {
+                Step::Record(found) if self.opts.skip_pads && is_pad_at(buf, &found) => continue,
+                step => return step,
+            }
+        }
+    }
+
+    fn step_frame(&mut self, buf: &[u8], base: u64, eof: bool) -> Step {
         self.skipped = None;
         if self.done {
             return Step::End;
@@ -409,6 +420,10 @@ impl Walker {
                     data: start..start + frame.data.len(),
                 };
                 self.pos = end;
+                if self.opts.skip_pads && crate::index::is_pad(frame.data) {
+                    // A pad consumes no id; `step` moves on to the next frame.
+                    return Step::Record(found);
+                }
                 self.next_id = self.next_id.saturating_add(1);
                 Step::Record(found)
             }
@@ -971,6 +986,7 @@ mod tests {
                     check_length_crc: l,
                     check_data_crc: d,
                     policy,
+                    skip_pads: true,
                 })
         }
 
@@ -1023,4 +1039,10 @@ mod tests {
             }
         }
     }
+}
+
+/// Whether the frame `found` (inside `buf`) is a pad frame.
+fn is_pad_at(buf: &[u8], found: &Found) -> bool {
+    buf.get(found.data.clone())
+        .is_some_and(crate::index::is_pad)
 }

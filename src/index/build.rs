@@ -52,9 +52,11 @@ impl Index {
         verify_crcs: bool,
         mut progress: impl FnMut(u64),
     ) -> Result<Index, Error> {
+        // The builder sees pad frames (to flag them) and skips them itself.
         let opts = ReadOptions::default()
             .with_length_crc(true)
-            .with_data_crc(verify_crcs);
+            .with_data_crc(verify_crcs)
+            .with_skip_pads(false);
         let mut offsets: Vec<u64> = Vec::new();
         let mut last_end: u64 = 0;
         let mut pads = false;
@@ -139,9 +141,11 @@ impl Index {
             .map_err(|e| Error::io(&e))?;
         let (compression, framing) = resolve(detect(&prefix), options);
         let verify_crcs = options.read.check_data_crc;
+        // The builder sees pad frames (to flag them) and skips them itself.
         let opts = ReadOptions::default()
             .with_length_crc(true)
-            .with_data_crc(verify_crcs);
+            .with_data_crc(verify_crcs)
+            .with_skip_pads(false);
         let tee = Tee::new(decoder(Cursor::new(prefix).chain(reader), compression));
         let mut stream = StreamRecords::new(tee, framing, opts).with_compression(compression);
         let mut offsets: Vec<u64> = Vec::new();

@@ -25,6 +25,34 @@ pub trait Advise {
     fn sequential(&self) -> io::Result<()>;
 }
 
+/// A mapped record file takes advice through its map; a file read into
+/// memory ignores it.
+impl Advise for crate::io::RecordFile {
+    fn will_need(&self, range: Range<usize>) -> io::Result<()> {
+        match self.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.will_need(range),
+            _ => Ok(()),
+        }
+    }
+
+    fn random(&self) -> io::Result<()> {
+        match self.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.random(),
+            _ => Ok(()),
+        }
+    }
+
+    fn sequential(&self) -> io::Result<()> {
+        match self.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.sequential(),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(unix)]
 impl Advise for memmap2::Mmap {
     fn will_need(&self, range: Range<usize>) -> io::Result<()> {

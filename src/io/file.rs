@@ -58,7 +58,8 @@ pub struct RecordFile {
     framing: Framing,
     compression: Compression,
     read: ReadOptions,
-    mapped: bool,
+    /// The memory map behind `bytes`, when the file is mapped (for advice).
+    map: Option<Arc<memmap2::Mmap>>,
     /// Decompression stopped early for this reason.
     early_end: Option<ErrorKind>,
 }
@@ -71,7 +72,7 @@ impl fmt::Debug for RecordFile {
             .field("framing", &self.framing)
             .field("compression", &self.compression)
             .field("len", &self.bytes.len())
-            .field("mapped", &self.mapped)
+            .field("mapped", &self.map.is_some())
             .field("early_end", &self.early_end)
             .finish_non_exhaustive()
     }
@@ -92,12 +93,12 @@ impl RecordFile {
                 .lock()
                 .read_to_end(&mut content)
                 .map_err(|e| Error::io(&e).with_file(Arc::clone(&name)))?;
-            return Ok(Self::from_content(content.into(), name, options, false));
+            return Ok(Self::from_content(content.into(), name, options, None));
         }
         let name: Arc<str> = path.display().to_string().into();
         let (file, meta) = open_file(path, &name)?;
-        let (content, mapped) = load(file, &meta, options.mmap, &name)?;
-        Ok(Self::from_content(content, name, options, mapped))
+        let (content, map) = load(file, &meta, options.mmap, &name)?;
+        Ok(Self::from_content(content, name, options, map))
     }
 
     /// A record file over `bytes`, already in memory, named `name` in errors.
@@ -120,23 +121,23 @@ impl RecordFile {
         name: impl Into<Arc<str>>,
         options: &OpenOptions,
     ) -> RecordFile {
-        Self::from_content(bytes, name.into(), options, false)
+        Self::from_content(bytes, name.into(), options, None)
     }
 
     pub(crate) fn from_content(
         raw: Bytes,
         name: Arc<str>,
         options: &OpenOptions,
-        mapped: bool,
+        map: Option<Arc<memmap2::Mmap>>,
     ) -> RecordFile {
         let (compression, framing) = resolve(detect(&raw), options);
-        let (bytes, early_end, mapped) = match compression {
+        let (bytes, early_end, map) = match compression {
             Compression::Gzip | Compression::Zlib => {
                 let (content, err) = read_all(decoder(Cursor::new(raw), compression));
                 let early_end = err.map(|e| read_error(&e, compression));
-                (Bytes::from(content), early_end, false)
+                (Bytes::from(content), early_end, None)
             }
-            Compression::None | Compression::Auto => (raw, None, mapped),
+            Compression::None | Compression::Auto => (raw, None, map),
         };
         RecordFile {
             bytes,
@@ -144,7 +145,7 @@ impl RecordFile {
             framing,
             compression,
             read: options.read,
-            mapped,
+            map,
             early_end,
         }
     }
@@ -172,7 +173,14 @@ impl RecordFile {
 
     /// Whether the content is a memory map of the file (zero-copy).
     pub fn is_mapped(&self) -> bool {
-        self.mapped
+        self.map.is_some()
+    }
+
+    /// The memory map behind the content, when the file is mapped: for
+    /// access advice (`madvise`) such as
+    /// [`Readahead`](crate::index::Readahead) gives.
+    pub fn mmap(&self) -> Option<&memmap2::Mmap> {
+        self.map.as_deref()
     }
 
     /// The whole content (decompressed, for a compressed file).
@@ -250,23 +258,33 @@ pub(crate) fn open_file(path: &Path, name: &Arc<str>) -> Result<(File, Metadata)
     Ok((file, meta))
 }
 
+/// A shared memory map, as the owner of a [`Bytes`].
+struct SharedMap(Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 /// The raw content of `file`: mapped when `mmap` allows and the file is a
-/// non-empty regular file (and mapping works), else read. The flag says if it
-/// is mapped.
+/// non-empty regular file (and mapping works), else read. The map, when
+/// there is one, comes along for advice.
 pub(crate) fn load(
     mut file: File,
     meta: &Metadata,
     mmap: bool,
     name: &Arc<str>,
-) -> Result<(Bytes, bool), Error> {
+) -> Result<(Bytes, Option<Arc<memmap2::Mmap>>), Error> {
     if mmap && meta.is_file() && meta.len() > 0 {
         if let Ok(map) = mmap::map(&file) {
-            return Ok((Bytes::from_owner(map), true));
+            let map = Arc::new(map);
+            return Ok((Bytes::from_owner(SharedMap(Arc::clone(&map))), Some(map)));
         }
     }
     let content =
         read_file(&mut file, meta).map_err(|e| Error::io(&e).with_file(Arc::clone(name)))?;
-    Ok((content, false))
+    Ok((content, None))
 }
 
 /// Reads the rest of `file`. Its size (for a regular file) is only a capacity

@@ -95,7 +95,7 @@ impl Source {
         if !meta.is_file() {
             return Source::from_reader(file, name, options);
         }
-        let (raw, mapped) = load(file, &meta, options.mmap, &name)?;
+        let (raw, map) = load(file, &meta, options.mmap, &name)?;
         let (compression, _) = resolve(detect(&raw), options);
         match compression {
             Compression::Gzip | Compression::Zlib => {
@@ -103,7 +103,7 @@ impl Source {
                 Source::from_reader(Cursor::new(raw), name, options)
             }
             Compression::None | Compression::Auto => {
-                let file = RecordFile::from_content(raw, name, options, mapped);
+                let file = RecordFile::from_content(raw, name, options, map);
                 Ok(Source::from_file(file))
             }
         }
