@@ -56,7 +56,8 @@
 //!
 //! # Layers
 //!
-//! Each layer knows nothing of the ones above it:
+//! From the bottom up; [`wire`], [`frame`] and [`view`] work on `&[u8]` and
+//! never see a file:
 //!
 //! - [`wire`]: varints, tags and fields over `&[u8]`, with the rules of
 //!   Google's parser; every error carries its absolute byte offset.
@@ -68,10 +69,13 @@
 //!   `parse` checks a whole record first, so that every accessor then
 //!   succeeds; `new` checks nothing and lets each accessor report what it
 //!   meets.
+//! - [`encode`]: owned messages, encoders that write exactly the bytes of
+//!   protobuf's `SerializeToString`, and record writers that never leave a
+//!   half-written file.
 //! - [`io`]: files (memory map or plain read), GZIP/ZLIB streams, pipes.
-//! - [`json`] and [`dump`]: the printers of the command-line tool, as
-//!   functions over buffers (JSON Lines as protobuf's JSON mapping; the
-//!   annotated wire tree).
+//! - [`json`]: records as JSON Lines (protobuf's JSON mapping), and the reader
+//!   of that JSON; [`dump`]: the annotated wire tree. Both are functions over
+//!   buffers, used by the command-line tool.
 //! - `cli` (feature `cli`, on by default): the `recordwire` commands as
 //!   functions over writers.
 //!
@@ -96,8 +100,10 @@ pub mod dump;
 pub mod encode;
 pub mod error;
 pub mod frame;
+pub mod index;
 pub mod io;
 pub mod json;
+pub mod order;
 pub mod view;
 pub mod wire;
 

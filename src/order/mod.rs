@@ -1,0 +1,950 @@
+//! Epoch orders, page-aware shuffling and sharding (SPEC §7).
+//!
+//! An order is the sequence of record ids that one data-loader worker reads
+//! in one epoch. It is a pure function of the record count, the record
+//! start offsets (page modes only), the [`Mode`], the seed, the epoch and the
+//! shard (rank, world, worker, workers, [`Tail`]): no I/O, no floats, no
+//! hash-map iteration, no outside random number generator. The algorithm
+//! below is frozen by test vectors: the same inputs give the same ids on
+//! every machine and in every version of this crate.
+//!
+//! ```
+//! use recordwire::order::{Mode, Order, OrderSpec};
+//!
+//! // Shuffle 10 records (the offsets only matter to the page modes).
+//! let spec = OrderSpec { mode: Mode::Shuffle, seed: 42, ..OrderSpec::default() };
+//! let order = Order::new(10, &[], spec)?;
+//! let epoch0: Vec<u64> = order.epoch(0).iter().collect();
+//! let mut sorted = epoch0.clone();
+//! sorted.sort_unstable();
+//! assert_eq!(sorted, (0..10).collect::<Vec<u64>>()); // a permutation
+//! assert_ne!(epoch0, order.epoch(1).iter().collect::<Vec<u64>>()); // reshuffled
+//! assert_eq!(order.epoch(0).get(3), Some(epoch0[3])); // any position, in O(1)
+//! # Ok::<(), recordwire::order::OrderError>(())
+//! ```
+//!
+//! Sharding splits one epoch's order among ranks, and a rank's share among
+//! its workers; the shards are disjoint and together give every record once:
+//!
+//! ```
+//! use recordwire::order::{order_ids, Mode, OrderSpec};
+//!
+//! let all = order_ids(10, &[], &OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() }, 0)?;
+//! let mut shards = Vec::new();
+//! for rank in 0..3 {
+//!     let spec = OrderSpec { mode: Mode::Shuffle, rank, world: 3, ..OrderSpec::default() };
+//!     shards.push(order_ids(10, &[], &spec, 0)?);
+//! }
+//! // Contiguous blocks of the epoch order, sizes 4, 3, 3.
+//! assert_eq!(shards.concat(), all);
+//! assert_eq!(shards.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
+//! # Ok::<(), recordwire::order::OrderError>(())
+//! ```
+//!
+//! The page modes read the records' start offsets (an index's table; any
+//! entries after the first `count` are ignored, such as its end offset):
+//!
+//! ```
+//! use recordwire::order::{order_ids, Mode, OrderSpec};
+//!
+//! // Six records of 1500 bytes: pages of 4096 bytes hold the starts of
+//! // records [0, 1, 2], [3, 4] and [5].
+//! let offsets: Vec<u64> = (0..=6).map(|i| i * 1500).collect();
+//! let spec = OrderSpec { mode: Mode::PageAware { page_size: 4096 }, seed: 7, ..OrderSpec::default() };
+//! let ids = order_ids(6, &offsets, &spec, 0)?;
+//! // Each page's records together and in file order, the pages shuffled.
+//! let mut pages: Vec<Vec<u64>> = Vec::new();
+//! for id in ids {
+//!     match pages.last_mut() {
+//!         Some(page) if offsets[id as usize] / 4096 == offsets[page[0] as usize] / 4096 => page.push(id),
+//!         _ => pages.push(vec![id]),
+//!     }
+//! }
+//! pages.sort();
+//! assert_eq!(pages, [vec![0, 1, 2], vec![3, 4], vec![5]]);
+//! # Ok::<(), recordwire::order::OrderError>(())
+//! ```
+//!
+//! A [`Cursor`] (epoch, position) says where a worker is, and
+//! [`Order::iter_from`] resumes there, running on across epochs:
+//!
+//! ```
+//! use recordwire::order::{Cursor, Mode, Order, OrderSpec};
+//!
+//! let order = Order::new(5, &[], OrderSpec { mode: Mode::Shuffle, seed: 1, ..OrderSpec::default() })?;
+//! let mut run = order.epochs();
+//! let first: Vec<u64> = run.by_ref().take(7).collect(); // epoch 0, then 2 ids of epoch 1
+//! let saved = run.cursor();
+//! assert_eq!(saved, Cursor { epoch: 1, position: 2 });
+//!
+//! let resumed: Vec<u64> = order.iter_from(saved)?.take(3).collect();
+//! assert_eq!(resumed, order.epoch(1).iter().skip(2).collect::<Vec<u64>>());
+//! assert_eq!(first[5..], order.epoch(1).iter().take(2).collect::<Vec<u64>>()[..]);
+//! # Ok::<(), recordwire::order::OrderError>(())
+//! ```
+//!
+//! # Modes
+//!
+//! - [`Mode::Sequential`]: file order, `id = position`.
+//! - [`Mode::Shuffle`]: a uniformly distributed permutation of all records,
+//!   computed position by position from a keyed bijection, in O(1) memory.
+//! - [`Mode::PageAware`] (the thesis's page-aware random shuffling): records
+//!   are grouped by the page in which they start (`page = offset /
+//!   page_size`); the groups' order is shuffled each epoch and records keep
+//!   file order inside a group, so each page is read once per epoch.
+//! - [`Mode::QuasiRandom`] (FFCV's idea): the same shuffled page order, cut
+//!   into consecutive *windows* of `window` pages; the records of a window
+//!   are shuffled together, then the next window's. At any point of the
+//!   epoch at most `window` pages are open (begun and not finished), and
+//!   every record of a page is read within its window's stretch of the
+//!   order. With `window = 1` it is page-aware order with each page's
+//!   records shuffled.
+//!
+//! FFCV's sampler slides its window (a page leaves when it empties and the
+//! next one enters); ours moves it in whole steps, so that the id at any
+//! position can be computed directly, which is what resuming and sharding
+//! need, in memory that does not grow with the epoch.
+//!
+//! # Sharding
+//!
+//! The epoch order is the same for every rank and worker (it depends only on
+//! the seed and the epoch). With `n` records and `world` ranks, rank `r`
+//! reads one contiguous block of the epoch order's positions:
+//!
+//! - [`Tail::Keep`]: the first `n % world` ranks read `⌈n / world⌉`
+//!   positions, the others `⌊n / world⌋`; rank `r` starts at
+//!   `r·⌊n / world⌋ + min(r, n % world)`. Disjoint and complete; sizes differ
+//!   by at most one.
+//! - [`Tail::DropLast`]: every rank reads `q = ⌊n / world⌋` positions from
+//!   `r·q`; the last `n - world·q` ids of the epoch order are not read this
+//!   epoch (other epochs drop other ids).
+//! - [`Tail::Pad`]: every rank reads `c = ⌈n / world⌉` positions from `r·c`;
+//!   position `p ≥ n` reads the id at position `p mod n`, so the
+//!   `world·c - n` extra reads repeat the first ids of the epoch order.
+//!
+//! A rank's block is then split among its `workers` the way `Keep` splits
+//! the epoch among ranks: contiguous, disjoint, complete, sizes within one
+//! (the tail rule equalises ranks, which take collective steps together; a
+//! rank's workers feed one process, so nothing is dropped or repeated
+//! there).
+//!
+//! Contiguous blocks rather than strides keep a page's records on one rank
+//! and worker in the page modes: only the pages that straddle a block
+//! boundary (at most `world·workers - 1` per epoch) are split. In
+//! sequential mode they give each worker one run of the file.
+//!
+//! # The algorithm (frozen)
+//!
+//! All arithmetic is on `u64`, wrapping where it says `+` or `·` below.
+//!
+//! **Mixing.** `mix64(z)` is SplitMix64's output function:
+//! `z ^= z >> 30; z ·= 0xbf58476d1ce4e5b9; z ^= z >> 27; z ·= 0x94d049bb133111eb;
+//! z ^= z >> 31`. `GAMMA = 0x9e3779b97f4a7c15`.
+//!
+//! **Keys.** `absorb(h, w) = mix64(h ^ mix64(w + GAMMA))`, and the key of a
+//! bijection is `absorb(absorb(absorb(seed, tag), epoch), index)`, where the
+//! tag is one of the 8-byte ASCII strings `"records\0"`, `"pages\0\0\0"`,
+//! `"window\0\0"` read as little-endian `u64`s, and `index` is 0 except for
+//! the windows of quasi-random order (the window's number).
+//!
+//! **Bijection of `[0, m)`.** For `m ≤ 1`, the identity. Otherwise let `k` be
+//! the bit width of `m - 1` (so `2^(k-1) < m ≤ 2^k`). Six round keys are the
+//! first six outputs of SplitMix64 seeded with the key (`state += GAMMA;
+//! rk_i = mix64(state)`). One pass of the network maps a `k`-bit `x`
+//! through rounds `i = 0..6`: the right half has `b = ⌊k/2⌋` bits on even
+//! rounds and `b = k - ⌊k/2⌋` on odd ones, the left half the other `a = k - b`
+//! bits; with `L = x >> b`, `R = x mod 2^b`, `F = mix64(R ^ rk_i) mod 2^a`,
+//! the round gives `x = (R << a) | (L ^ F)`. This permutes `[0, 2^k)`; the
+//! image of `x < m` is found by cycle walking: apply the pass, and again
+//! while the result is `≥ m`.
+//!
+//! **Shuffle.** The id at position `p` is the bijection of `[0, n)` with tag
+//! `"records\0"` applied to `p`.
+//!
+//! **Page groups.** Record `i` starts a new group when `i = 0` or
+//! `offsets[i] / page_size ≠ offsets[i-1] / page_size`; group `g` is the
+//! `g`-th run (in file order, `G` groups). The shuffled group order is
+//! `π(j)` = the bijection of `[0, G)` with tag `"pages\0\0\0"` applied to
+//! `j`. Page-aware order is the records of group `π(0)` in file order, then
+//! those of `π(1)`, and so on.
+//!
+//! **Quasi-random.** Window `u` is the groups `π(u·w) … π(u·w + w - 1)`
+//! (`w` = `window`; the last window may hold fewer). Lay its `m_u` records
+//! out as group `π(u·w)` in file order, then `π(u·w + 1)`, …; the window's
+//! `t`-th id is the record at index `σ_u(t)` of that layout, where `σ_u` is
+//! the bijection of `[0, m_u)` with tag `"window\0\0"` and index `u`. The
+//! epoch is window 0's ids, then window 1's, and so on.
+//!
+//! **Shard.** As in [Sharding](#sharding), then `id = order(p)` for the
+//! shard's positions `p` (reduced mod `n` with `Pad`).
+//!
+//! # Cost
+//!
+//! Sequential and shuffle orders store nothing; [`EpochOrder::get`] costs
+//! fewer than two network passes on average (six `mix64` each). The page
+//! modes store one bit per record for the groups plus a rank directory
+//! (about 0.14 bytes per record, built once in [`Order::new`]), and per
+//! epoch one `u64` checkpoint per 32 groups (or per window, when a window
+//! holds more than 32 pages), found by one pass over the shuffled groups in
+//! [`Order::epoch`]. Iterating a page-mode epoch is amortized O(1) per id
+//! plus O(log n) per page, and `get` looks at up to 32 groups (or one
+//! window). An iterator of a quasi-random order holds one window: 16 bytes
+//! per page of it.
+
+mod error;
+mod mix;
+mod pages;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::iter::FusedIterator;
+
+pub use error::OrderError;
+use mix::{derive_key, Feistel, TAG_PAGES, TAG_RECORDS, TAG_WINDOW};
+use pages::PageGroups;
+
+/// The page size the command line uses when none is given, in bytes.
+pub const DEFAULT_PAGE_SIZE: u64 = 4096;
+
+/// Page groups per epoch checkpoint of the page modes.
+const GROUPS_PER_CHECKPOINT: u64 = 32;
+
+/// How one epoch's ids are ordered before sharding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// File order.
+    #[default]
+    Sequential,
+    /// A uniformly distributed permutation of all records.
+    Shuffle,
+    /// Records grouped by the page in which they start, the groups shuffled,
+    /// file order inside each group.
+    PageAware {
+        /// The page size in bytes (see [`DEFAULT_PAGE_SIZE`]); not 0.
+        page_size: u64,
+    },
+    /// The page-aware group order cut into windows of `window` pages, the
+    /// records of each window shuffled together.
+    QuasiRandom {
+        /// The page size in bytes; not 0.
+        page_size: u64,
+        /// The number of pages shuffled together (open at once); not 0.
+        window: u32,
+    },
+}
+
+impl Mode {
+    /// The mode's name on the command line: `sequential`, `shuffle`,
+    /// `page-aware` or `quasi-random`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mode::Sequential => "sequential",
+            Mode::Shuffle => "shuffle",
+            Mode::PageAware { .. } => "page-aware",
+            Mode::QuasiRandom { .. } => "quasi-random",
+        }
+    }
+
+    /// The page size of the page modes.
+    pub fn page_size(&self) -> Option<u64> {
+        match *self {
+            Mode::PageAware { page_size } | Mode::QuasiRandom { page_size, .. } => Some(page_size),
+            Mode::Sequential | Mode::Shuffle => None,
+        }
+    }
+}
+
+/// What happens to the records left over when the epoch does not divide
+/// evenly among the ranks (see [Sharding](self#sharding)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Tail {
+    /// Every record once; shard sizes differ by at most one.
+    #[default]
+    Keep,
+    /// Equal shard sizes; the last `n % world` ids of the epoch order are
+    /// not read.
+    DropLast,
+    /// Equal shard sizes; the epoch order wraps around, so the first
+    /// `(world - n % world) % world` ids are read twice.
+    Pad,
+}
+
+impl Tail {
+    /// The name on the command line: `keep`, `drop-last` or `pad`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Tail::Keep => "keep",
+            Tail::DropLast => "drop-last",
+            Tail::Pad => "pad",
+        }
+    }
+}
+
+/// Everything an order depends on besides the data and the epoch.
+///
+/// The default is sequential order, seed 0, one rank, one worker,
+/// [`Tail::Keep`]; set the fields you need:
+///
+/// ```
+/// use recordwire::order::{Mode, OrderSpec, Tail};
+///
+/// let spec = OrderSpec {
+///     mode: Mode::QuasiRandom { page_size: 4096, window: 8 },
+///     seed: 2024,
+///     rank: 1,
+///     world: 4,
+///     tail: Tail::DropLast,
+///     ..OrderSpec::default()
+/// };
+/// assert_eq!((spec.worker, spec.workers), (0, 1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OrderSpec {
+    /// How the epoch is ordered.
+    pub mode: Mode,
+    /// The seed; with the epoch, it keys every shuffle.
+    pub seed: u64,
+    /// This process's rank, `< world`.
+    pub rank: u32,
+    /// The number of ranks, at least 1.
+    pub world: u32,
+    /// This data-loader worker, `< workers`.
+    pub worker: u32,
+    /// The number of data-loader workers per rank, at least 1.
+    pub workers: u32,
+    /// What happens to the records that do not divide among the ranks.
+    pub tail: Tail,
+}
+
+impl Default for OrderSpec {
+    fn default() -> Self {
+        OrderSpec {
+            mode: Mode::Sequential,
+            seed: 0,
+            rank: 0,
+            world: 1,
+            worker: 0,
+            workers: 1,
+            tail: Tail::Keep,
+        }
+    }
+}
+
+/// Where a worker is: the next position to read in an epoch.
+///
+/// Positions count from 0 in the worker's own share of the epoch, so a
+/// cursor is meaningful only with the spec that made it. Cursors order by
+/// epoch, then position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Cursor {
+    /// The epoch.
+    pub epoch: u64,
+    /// The position in the worker's share of that epoch.
+    pub position: u64,
+}
+
+/// One worker's orders over a dataset, for every epoch.
+///
+/// Built once (for the page modes this groups the records by page); then
+/// [`epoch`](Order::epoch) gives one epoch's order and
+/// [`iter_from`](Order::iter_from) runs across epochs. Every epoch has the
+/// same length, [`len`](Order::len).
+#[derive(Clone)]
+pub struct Order {
+    count: u64,
+    spec: OrderSpec,
+    groups: Option<PageGroups>,
+    /// The first position of the epoch order this worker reads (may be past
+    /// `count` with `Tail::Pad`, hence u128).
+    start: u128,
+    len: u64,
+}
+
+impl Order {
+    /// The orders of `count` records for `spec`.
+    ///
+    /// `offsets` holds the start offset of each record, sorted, as an index
+    /// gives it; only the page modes read it (the first `count` entries; any
+    /// more are ignored), the other modes accept `&[]`.
+    ///
+    /// # Errors
+    ///
+    /// [`OrderError`] for `world` or `workers` 0, a rank or worker out of
+    /// range, a page size or window of 0, and, in the page modes, fewer
+    /// offsets than records or offsets that decrease.
+    pub fn new(count: u64, offsets: &[u64], spec: OrderSpec) -> Result<Order, OrderError> {
+        if spec.world == 0 {
+            return Err(OrderError::ZeroWorld);
+        }
+        if spec.rank >= spec.world {
+            return Err(OrderError::RankOutOfRange {
+                rank: spec.rank,
+                world: spec.world,
+            });
+        }
+        if spec.workers == 0 {
+            return Err(OrderError::ZeroWorkers);
+        }
+        if spec.worker >= spec.workers {
+            return Err(OrderError::WorkerOutOfRange {
+                worker: spec.worker,
+                workers: spec.workers,
+            });
+        }
+        let groups = match spec.mode {
+            Mode::Sequential | Mode::Shuffle => None,
+            Mode::PageAware { page_size } | Mode::QuasiRandom { page_size, .. } => {
+                if page_size == 0 {
+                    return Err(OrderError::ZeroPageSize);
+                }
+                if let Mode::QuasiRandom { window: 0, .. } = spec.mode {
+                    return Err(OrderError::ZeroWindow);
+                }
+                Some(PageGroups::new(count, offsets, page_size)?)
+            }
+        };
+        let (start, len) = shard(count, &spec);
+        Ok(Order {
+            count,
+            spec,
+            groups,
+            start,
+            len,
+        })
+    }
+
+    /// The spec this order was built with.
+    pub fn spec(&self) -> &OrderSpec {
+        &self.spec
+    }
+
+    /// The number of records in the dataset.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The number of ids this worker reads in each epoch.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether this worker reads nothing (no records, or fewer records than
+    /// shards).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of page groups, in the page modes.
+    pub fn page_groups(&self) -> Option<u64> {
+        self.groups.as_ref().map(PageGroups::len)
+    }
+
+    /// The order of `epoch`.
+    ///
+    /// In the page modes this makes one pass over the shuffled page groups
+    /// (O(groups) time, one `u64` per 32 groups); the other modes cost
+    /// nothing here.
+    pub fn epoch(&self, epoch: u64) -> EpochOrder<'_> {
+        let seed = self.spec.seed;
+        let base = match (self.spec.mode, &self.groups) {
+            (Mode::Shuffle, _) => Base::Shuffle(Feistel::new(
+                self.count,
+                derive_key(seed, TAG_RECORDS, epoch, 0),
+            )),
+            (Mode::PageAware { .. }, Some(groups)) => {
+                Base::Units(Units::new(groups, seed, epoch, 1, false))
+            }
+            (Mode::QuasiRandom { window, .. }, Some(groups)) => {
+                Base::Units(Units::new(groups, seed, epoch, u64::from(window), true))
+            }
+            // Page modes always have groups (see `new`).
+            _ => Base::Sequential,
+        };
+        EpochOrder {
+            order: self,
+            epoch,
+            base,
+        }
+    }
+
+    /// An endless run of ids from epoch 0, position 0 (see
+    /// [`iter_from`](Order::iter_from)).
+    pub fn epochs(&self) -> Epochs<'_> {
+        Epochs {
+            order: self,
+            current: self.epoch(0),
+            position: 0,
+            walk: Walk::default(),
+        }
+    }
+
+    /// An endless run of ids from `cursor`: the rest of its epoch, then every
+    /// following epoch (it ends only after epoch `u64::MAX`, or at once when
+    /// [`is_empty`](Order::is_empty)).
+    ///
+    /// # Errors
+    ///
+    /// [`OrderError::CursorOutOfRange`] when the position is past the
+    /// epoch's length (a position equal to it is the start of the next
+    /// epoch).
+    pub fn iter_from(&self, cursor: Cursor) -> Result<Epochs<'_>, OrderError> {
+        if cursor.position > self.len {
+            return Err(OrderError::CursorOutOfRange {
+                position: cursor.position,
+                len: self.len,
+            });
+        }
+        Ok(Epochs {
+            order: self,
+            current: self.epoch(cursor.epoch),
+            position: cursor.position,
+            walk: Walk::default(),
+        })
+    }
+
+    /// The position in the epoch order of this worker's `position`
+    /// (`position < len`).
+    #[inline]
+    fn global(&self, position: u64) -> u64 {
+        let p = self.start + u128::from(position);
+        let n = u128::from(self.count);
+        // Only `Tail::Pad` reaches past the end, and then `n > 0`.
+        if p < n || n == 0 {
+            p as u64
+        } else {
+            (p % n) as u64
+        }
+    }
+}
+
+impl fmt::Debug for Order {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Order")
+            .field("count", &self.count)
+            .field("spec", &self.spec)
+            .field("page_groups", &self.page_groups())
+            .field("start", &self.start)
+            .field("len", &self.len)
+            .finish()
+    }
+}
+
+/// `len` split into `parts` contiguous, balanced parts: part `index`'s start
+/// and length (the first `len % parts` parts are one longer).
+fn split(len: u128, parts: u128, index: u128) -> (u128, u128) {
+    let q = len / parts;
+    let r = len % parts;
+    (index * q + index.min(r), q + u128::from(index < r))
+}
+
+/// The first position of the epoch order a worker reads, and how many.
+fn shard(count: u64, spec: &OrderSpec) -> (u128, u64) {
+    let n = u128::from(count);
+    let world = u128::from(spec.world);
+    let rank = u128::from(spec.rank);
+    let (rank_start, rank_len) = match spec.tail {
+        Tail::Keep => split(n, world, rank),
+        Tail::DropLast => (rank * (n / world), n / world),
+        Tail::Pad => (rank * n.div_ceil(world), n.div_ceil(world)),
+    };
+    let (start, len) = split(rank_len, u128::from(spec.workers), u128::from(spec.worker));
+    // `len <= rank_len <= ⌈n / world⌉ <= n`, so it fits.
+    (rank_start + start, len as u64)
+}
+
+/// One epoch of an [`Order`]: the ids this worker reads, by position.
+#[derive(Clone)]
+pub struct EpochOrder<'a> {
+    order: &'a Order,
+    epoch: u64,
+    base: Base<'a>,
+}
+
+impl<'a> EpochOrder<'a> {
+    /// The epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The order this epoch belongs to.
+    pub fn order(&self) -> &'a Order {
+        self.order
+    }
+
+    /// The number of ids this worker reads in the epoch.
+    pub fn len(&self) -> u64 {
+        self.order.len
+    }
+
+    /// Whether the worker reads nothing.
+    pub fn is_empty(&self) -> bool {
+        self.order.len == 0
+    }
+
+    /// The id at `position` of this worker's share, or `None` past the end.
+    ///
+    /// O(1) in sequential and shuffle order; in the page modes it looks at
+    /// up to 32 page groups (or one window).
+    pub fn get(&self, position: u64) -> Option<u64> {
+        (position < self.order.len).then(|| self.base.get(self.order.global(position)))
+    }
+
+    /// The ids of the epoch, in order.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            epoch: self,
+            position: 0,
+            walk: Walk::default(),
+        }
+    }
+
+    /// The ids from `position` to the end of the epoch.
+    ///
+    /// # Errors
+    ///
+    /// [`OrderError::CursorOutOfRange`] when `position > len()`.
+    pub fn iter_from(&self, position: u64) -> Result<Iter<'_>, OrderError> {
+        if position > self.order.len {
+            return Err(OrderError::CursorOutOfRange {
+                position,
+                len: self.order.len,
+            });
+        }
+        Ok(Iter {
+            epoch: self,
+            position,
+            walk: Walk::default(),
+        })
+    }
+
+    /// The id at `position < len()`, moving `walk` along.
+    #[inline]
+    fn next_id(&self, walk: &mut Walk, position: u64) -> u64 {
+        let p = self.order.global(position);
+        match &self.base {
+            Base::Units(units) => walk.id_at(units, p),
+            base => base.get(p),
+        }
+    }
+}
+
+impl fmt::Debug for EpochOrder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EpochOrder")
+            .field("mode", &self.order.spec.mode)
+            .field("epoch", &self.epoch)
+            .field("len", &self.order.len)
+            .finish()
+    }
+}
+
+impl<'e, 'a: 'e> IntoIterator for &'e EpochOrder<'a> {
+    type Item = u64;
+    type IntoIter = Iter<'e>;
+
+    fn into_iter(self) -> Iter<'e> {
+        self.iter()
+    }
+}
+
+/// The ids of one [`EpochOrder`], from [`EpochOrder::iter`].
+#[derive(Debug, Clone)]
+pub struct Iter<'e> {
+    epoch: &'e EpochOrder<'e>,
+    position: u64,
+    walk: Walk,
+}
+
+impl Iter<'_> {
+    /// The position of the next id (the cursor to save to resume here).
+    pub fn cursor(&self) -> Cursor {
+        Cursor {
+            epoch: self.epoch.epoch,
+            position: self.position,
+        }
+    }
+}
+
+impl Iterator for Iter<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.position >= self.epoch.order.len {
+            return None;
+        }
+        let id = self.epoch.next_id(&mut self.walk, self.position);
+        self.position += 1;
+        Some(id)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.epoch.order.len.saturating_sub(self.position);
+        let left = usize::try_from(left).unwrap_or(usize::MAX);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl FusedIterator for Iter<'_> {}
+
+/// An endless run of ids across epochs, from [`Order::epochs`] or
+/// [`Order::iter_from`].
+#[derive(Debug, Clone)]
+pub struct Epochs<'a> {
+    order: &'a Order,
+    current: EpochOrder<'a>,
+    position: u64,
+    walk: Walk,
+}
+
+impl Epochs<'_> {
+    /// Where the next id comes from: save it to resume with
+    /// [`Order::iter_from`]. At the end of an epoch this is position 0 of
+    /// the next one.
+    pub fn cursor(&self) -> Cursor {
+        match self.current.epoch.checked_add(1) {
+            Some(next) if self.position >= self.order.len => Cursor {
+                epoch: next,
+                position: 0,
+            },
+            _ => Cursor {
+                epoch: self.current.epoch,
+                position: self.position,
+            },
+        }
+    }
+}
+
+impl Iterator for Epochs<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.order.len == 0 {
+            return None;
+        }
+        if self.position >= self.order.len {
+            let next = self.current.epoch.checked_add(1)?;
+            self.current = self.order.epoch(next);
+            self.position = 0;
+            self.walk.reset();
+        }
+        let id = self.current.next_id(&mut self.walk, self.position);
+        self.position += 1;
+        Some(id)
+    }
+}
+
+impl FusedIterator for Epochs<'_> {}
+
+/// One epoch's ids for one worker, collected: a convenience for tests and
+/// the command line (8 bytes per id; iterate [`Order::epoch`] to stream).
+///
+/// # Errors
+///
+/// As [`Order::new`].
+pub fn order_ids(
+    count: u64,
+    offsets: &[u64],
+    spec: &OrderSpec,
+    epoch: u64,
+) -> Result<Vec<u64>, OrderError> {
+    let order = Order::new(count, offsets, *spec)?;
+    let ids = order.epoch(epoch).iter().collect();
+    Ok(ids)
+}
+
+/// The unsharded epoch order: position to id.
+#[derive(Clone)]
+enum Base<'a> {
+    Sequential,
+    Shuffle(Feistel),
+    Units(Units<'a>),
+}
+
+impl Base<'_> {
+    /// The id at position `p < count` of the epoch order.
+    #[inline]
+    fn get(&self, p: u64) -> u64 {
+        match self {
+            Base::Sequential => p,
+            Base::Shuffle(feistel) => feistel.apply(p),
+            Base::Units(units) => units.get(p),
+        }
+    }
+}
+
+/// The page modes' epoch order: the shuffled page groups cut into units of
+/// `window` groups (1 for page-aware), each unit's records in file order or
+/// shuffled.
+#[derive(Clone)]
+struct Units<'a> {
+    groups: &'a PageGroups,
+    /// π: shuffled position of a group to its number.
+    pages: Feistel,
+    window: u64,
+    /// Shuffle each unit's records (quasi-random) or keep file order.
+    shuffled: bool,
+    seed: u64,
+    epoch: u64,
+    /// Units per checkpoint.
+    stride: u64,
+    /// `checkpoints[i]` = the first position of unit `i * stride`.
+    checkpoints: Vec<u64>,
+}
+
+impl<'a> Units<'a> {
+    fn new(groups: &'a PageGroups, seed: u64, epoch: u64, window: u64, shuffled: bool) -> Self {
+        let mut units = Units {
+            groups,
+            pages: Feistel::new(groups.len(), derive_key(seed, TAG_PAGES, epoch, 0)),
+            window,
+            shuffled,
+            seed,
+            epoch,
+            stride: (GROUPS_PER_CHECKPOINT / window).max(1),
+            checkpoints: Vec::new(),
+        };
+        let count = units.count();
+        let mut checkpoints =
+            Vec::with_capacity(usize::try_from(count.div_ceil(units.stride)).unwrap_or(0));
+        let mut position = 0;
+        for unit in 0..count {
+            if unit % units.stride == 0 {
+                checkpoints.push(position);
+            }
+            position += units.size(unit);
+        }
+        units.checkpoints = checkpoints;
+        units
+    }
+
+    /// The number of units.
+    fn count(&self) -> u64 {
+        self.pages.len().div_ceil(self.window)
+    }
+
+    /// The shuffled positions of the groups of `unit`.
+    fn members(&self, unit: u64) -> std::ops::Range<u64> {
+        let first = unit * self.window;
+        first..first.saturating_add(self.window).min(self.pages.len())
+    }
+
+    /// The record ids `[first, end)` of the group at shuffled position `j`.
+    #[inline]
+    fn group(&self, j: u64) -> (u64, u64) {
+        self.groups.bounds(self.pages.apply(j))
+    }
+
+    /// The number of records in `unit`.
+    fn size(&self, unit: u64) -> u64 {
+        self.members(unit)
+            .map(|j| {
+                let (first, end) = self.group(j);
+                end - first
+            })
+            .sum()
+    }
+
+    /// The order of `unit`'s records: `None` for file order.
+    fn within(&self, unit: u64, size: u64) -> Option<Feistel> {
+        self.shuffled
+            .then(|| Feistel::new(size, derive_key(self.seed, TAG_WINDOW, self.epoch, unit)))
+    }
+
+    /// The unit holding position `p < count` of the epoch order, its first
+    /// position and its size.
+    fn locate(&self, p: u64) -> (u64, u64, u64) {
+        let i = self
+            .checkpoints
+            .partition_point(|&c| c <= p)
+            .saturating_sub(1);
+        let mut unit = i as u64 * self.stride;
+        let mut start = self.checkpoints.get(i).copied().unwrap_or(0);
+        loop {
+            let size = self.size(unit);
+            if p - start < size || unit + 1 >= self.count() {
+                return (unit, start, size);
+            }
+            start += size;
+            unit += 1;
+        }
+    }
+
+    /// The id at position `p < count` of the epoch order.
+    fn get(&self, p: u64) -> u64 {
+        let (unit, start, size) = self.locate(p);
+        let t = p - start;
+        let mut index = self.within(unit, size).map_or(t, |f| f.apply(t));
+        for j in self.members(unit) {
+            let (first, end) = self.group(j);
+            if index < end - first {
+                return first + index;
+            }
+            index -= end - first;
+        }
+        // Unreachable: `t < size`.
+        self.groups.len()
+    }
+}
+
+/// The state of an iterator over a page-mode epoch: the current unit, its
+/// groups' first ids and running sizes, and the next position expected.
+#[derive(Debug, Clone, Default)]
+struct Walk {
+    /// The position the cached unit is ready for; `None` before the first
+    /// id or after a reset.
+    next: Option<u64>,
+    unit: u64,
+    start: u64,
+    size: u64,
+    within: Option<Feistel>,
+    /// (first id, running size after this group), in the unit's layout.
+    groups: Vec<(u64, u64)>,
+}
+
+impl Walk {
+    /// Forgets the cached unit (keeps the allocation).
+    fn reset(&mut self) {
+        self.next = None;
+    }
+
+    fn load(&mut self, units: &Units<'_>, unit: u64, start: u64) {
+        self.groups.clear();
+        let mut size = 0;
+        for j in units.members(unit) {
+            let (first, end) = units.group(j);
+            size += end - first;
+            self.groups.push((first, size));
+        }
+        self.unit = unit;
+        self.start = start;
+        self.size = size;
+        self.within = units.within(unit, size);
+    }
+
+    /// The id at position `p < count` of the epoch order.
+    #[inline]
+    fn id_at(&mut self, units: &Units<'_>, p: u64) -> u64 {
+        if self.next != Some(p) {
+            let (unit, start, _) = units.locate(p);
+            self.load(units, unit, start);
+        } else if p - self.start >= self.size {
+            self.load(units, self.unit + 1, self.start + self.size);
+        }
+        self.next = Some(p + 1);
+        let t = p - self.start;
+        let index = self.within.map_or(t, |f| f.apply(t));
+        let i = self.groups.partition_point(|&(_, end)| end <= index);
+        let before = match i {
+            0 => 0,
+            _ => self.groups[i - 1].1,
+        };
+        self.groups
+            .get(i)
+            .map_or(units.groups.len(), |&(first, _)| first + (index - before))
+    }
+}
