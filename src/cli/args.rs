@@ -135,7 +135,7 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Print the number of records.
+    /// Print the number of records (from the index when there is a current one).
     Count {
         /// Record files.
         #[arg(required = true)]
@@ -143,6 +143,9 @@ pub enum Command {
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
+        /// Index to use (with a single file).
+        #[arg(long)]
+        index: Option<PathBuf>,
     },
     /// Encode one JSON object as one bare serialized message (no framing).
     Encode {
@@ -203,6 +206,41 @@ pub enum Command {
         /// OFRecord to tf.Example: write int32_list features as int64_list.
         #[arg(long)]
         widen_int32: bool,
+    },
+    /// Build an offset index of a record file.
+    Index {
+        /// Record file.
+        file: PathBuf,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Index format: native (binary, checked against the data at every
+        /// open), dali (DALI's / the tfrecord package's text index) or lirs
+        /// (the raw u64 offset table).
+        #[arg(long, default_value = "native")]
+        format: crate::index::IndexFormat,
+        /// Where to write it (`-` for stdout; default: `FILE.rwindex` for
+        /// native, `FILE.idx` for dali, `FILE.offsets` for lirs).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Print the records with these ids as JSON Lines, through the index.
+    Get {
+        /// Record file.
+        file: PathBuf,
+        /// Record ids (0-based).
+        #[arg(required = true)]
+        ids: Vec<u64>,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Index to use (native or dali format); default: the sidecar
+        /// `FILE.rwindex` when it is current, else one built in memory.
+        #[arg(long)]
+        index: Option<PathBuf>,
+        /// Only these features (comma-separated names).
+        #[arg(long, value_delimiter = ',')]
+        features: Option<Vec<String>>,
     },
     /// Print the record count, size statistics and the schema.
     Inspect {

@@ -7,6 +7,7 @@
 //! `error[kind]: file: record N at byte O: details`.
 
 mod args;
+mod indexed;
 mod inspect;
 mod write;
 
@@ -95,7 +96,30 @@ where
         } => decode(file.as_deref(), payload, strict, stdout),
         Command::Dump { file, record, read } => dump(&file, record, &read, stdout, stderr),
         Command::Verify { files, read } => verify(&files, &read, stdout, stderr),
-        Command::Count { files, read } => count(&files, &read, stdout, stderr),
+        Command::Count { files, read, index } => {
+            indexed::count(&files, &read, index.as_deref(), stdout, stderr)
+        }
+        Command::Index {
+            file,
+            read,
+            format,
+            out,
+        } => indexed::index(&file, &read, format, out.as_deref(), stdout, stderr),
+        Command::Get {
+            file,
+            ids,
+            read,
+            index,
+            features,
+        } => indexed::get(
+            &file,
+            &ids,
+            &read,
+            index.as_deref(),
+            features,
+            stdout,
+            stderr,
+        ),
         Command::Encode {
             input,
             output,
@@ -509,36 +533,4 @@ fn verify(
     } else {
         Ok(())
     }
-}
-
-fn count(
-    files: &[std::path::PathBuf],
-    read: &ReadArgs,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
-    let mut total = 0u64;
-    for path in files {
-        let mut source = read.open(path, ErrorPolicy::Fail)?;
-        let mut n = 0u64;
-        while let Some(item) = source.next_record() {
-            match item {
-                Ok(_) => n += 1,
-                Err(e) => {
-                    report(stderr, &e);
-                    return Err(Failure::Data);
-                }
-            }
-        }
-        total += n;
-        if files.len() > 1 {
-            writeln!(stdout, "{n}\t{}", source.name())?;
-        } else {
-            writeln!(stdout, "{n}")?;
-        }
-    }
-    if files.len() > 1 {
-        writeln!(stdout, "{total}\ttotal")?;
-    }
-    Ok(())
 }

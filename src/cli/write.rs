@@ -143,32 +143,12 @@ pub(super) fn encode(
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
-    let fail = |e: io::Error| {
+    crate::encode::write_file_atomic(path, bytes).map_err(|e| {
         Failure::Fatal(
             Error::io(&e).with_file(path.display().to_string()),
             EXIT_USAGE,
         )
-    };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let r = (|| {
-        let mut f = File::options().write(true).create_new(true).open(&temp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if let Err(e) = r {
-        let _ = std::fs::remove_file(&temp);
-        return Err(fail(e));
-    }
-    Ok(())
+    })
 }
 
 /// The options of `pack`.

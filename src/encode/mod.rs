@@ -33,7 +33,7 @@ pub use from_view::{
     encode_feature_ref, example_from_view, feature_from_view, feature_ref_encoded_len,
     ofrecord_from_view, rewrite_features, sequence_example_from_view, Rewrite, ViewEncodeError,
 };
-pub use writer::{FinishTarget, RecordWriter, WriterOptions};
+pub use writer::{write_file_atomic, FinishTarget, RecordWriter, WriterOptions};
 
 use std::fmt;
 

@@ -345,3 +345,16 @@ impl<T: FinishTarget + ?Sized> FinishTarget for &mut T {
 impl FinishTarget for Box<dyn Write + Send> {}
 impl FinishTarget for dyn Write + '_ {}
 impl FinishTarget for dyn Write + Send + '_ {}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, synced,
+/// then renamed over it; on any error the temporary file is removed and an
+/// existing `path` is untouched.
+pub fn write_file_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()> {
+    let mut w = RecordWriter::create(path, WriterOptions::default())?;
+    let sink = w
+        .sink
+        .as_mut()
+        .ok_or_else(|| io::Error::other("writer failed"))?;
+    sink.writer().write_all(bytes)?;
+    w.finish().map(|_| ())
+}

@@ -1,0 +1,231 @@
+//! The commands that use an offset index: `index`, `get` and `count`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
+use crate::error::Error;
+use crate::frame::ErrorPolicy;
+use crate::index::{sidecar_path, Index, IndexFormat, Shard};
+use crate::io::{OpenOptions, RecordFile};
+
+fn fatal(e: Error) -> Failure {
+    Failure::Fatal(e, EXIT_USAGE)
+}
+
+/// A data error (printed, exit 1) or an unopenable input (exit 2).
+fn data_or_fatal(e: Error, stderr: &mut dyn Write) -> Failure {
+    match e.kind() {
+        crate::ErrorKind::Io { .. } => fatal(e),
+        _ => {
+            report(stderr, &e);
+            Failure::Data
+        }
+    }
+}
+
+/// Reads an index file given with `--index`: native (by its magic) or DALI text.
+fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, Error> {
+    let name = path.display().to_string();
+    let mut head = [0u8; 8];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| Error::io(&e).with_file(name.as_str()))?;
+    if n == 8 && head == crate::index::NATIVE_MAGIC {
+        Index::load_native(path, file.bytes(), mmap).map_err(|e| e.with_file(name.as_str()))
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(&e).with_file(name.as_str()))?;
+        Index::read_as(
+            IndexFormat::Dali,
+            bytes.into(),
+            file.bytes(),
+            file.framing(),
+        )
+        .map_err(|e| e.with_file(name.as_str()))
+    }
+}
+
+/// Opens `path` with its index: `--index` when given, else the current
+/// sidecar, else one built in memory.
+fn open_shard(path: &Path, read: &ReadArgs, index: Option<&Path>) -> Result<Shard, Error> {
+    let options: OpenOptions = read.open_options(ErrorPolicy::Fail);
+    match index {
+        None => Shard::open(path, &options),
+        Some(ix) => {
+            let file = RecordFile::open(path, &options)?;
+            let index = load_index(ix, &file, options.mmap)?;
+            Shard::new(file, index)
+        }
+    }
+}
+
+pub(super) fn count(
+    files: &[PathBuf],
+    read: &ReadArgs,
+    index: Option<&Path>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    if index.is_some() && files.len() > 1 {
+        return Err(Failure::Usage("--index goes with a single file".into()));
+    }
+    let mut total = 0u64;
+    for path in files {
+        let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+        let n = shard.len();
+        total += n;
+        if files.len() > 1 {
+            writeln!(stdout, "{n}\t{}", shard.file().name())?;
+        } else {
+            writeln!(stdout, "{n}")?;
+        }
+    }
+    if files.len() > 1 {
+        writeln!(stdout, "{total}\ttotal")?;
+    }
+    Ok(())
+}
+
+/// A progress line on stderr when it is a terminal.
+struct Progress {
+    on: bool,
+    total: u64,
+    shown: u64,
+}
+
+impl Progress {
+    fn new(total: u64) -> Self {
+        Progress {
+            on: std::io::stderr().is_terminal() && total > (64 << 20),
+            total,
+            shown: u64::MAX,
+        }
+    }
+
+    fn update(&mut self, done: u64) {
+        if !self.on {
+            return;
+        }
+        let pct = done.saturating_mul(100) / self.total.max(1);
+        if pct != self.shown {
+            self.shown = pct;
+            eprint!("\rindexing: {pct:3}%");
+        }
+    }
+
+    fn finish(&self) {
+        if self.on {
+            eprintln!("\rindexing: done");
+        }
+    }
+}
+
+pub(super) fn index(
+    path: &Path,
+    read: &ReadArgs,
+    format: IndexFormat,
+    out: Option<&Path>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let options = read.open_options(ErrorPolicy::Fail);
+    let file = RecordFile::open(path, &options).map_err(fatal)?;
+    let mut progress = Progress::new(file.len() as u64);
+    let built = Index::build_with_progress(
+        file.bytes(),
+        file.framing(),
+        options.read.check_data_crc,
+        |done| progress.update(done),
+    );
+    progress.finish();
+    let index = built
+        .map_err(|e| e.with_file(file.name()))
+        .map_err(|e| data_or_fatal(e, stderr))?;
+    let out: PathBuf = match out {
+        Some(p) => p.to_path_buf(),
+        None => match format {
+            IndexFormat::Native => sidecar_path(path),
+            IndexFormat::Dali => PathBuf::from(format!("{}.idx", path.display())),
+            IndexFormat::Lirs => PathBuf::from(format!("{}.offsets", path.display())),
+        },
+    };
+    let to_stdout = out == Path::new("-");
+    let mut buf = Vec::new();
+    let written = match (format, to_stdout) {
+        (IndexFormat::Native, false) => index.write_native_file(&out),
+        (f, _) => index.write_as(f, file.bytes(), &mut buf),
+    };
+    written.map_err(fatal)?;
+    if to_stdout {
+        stdout.write_all(&buf)?;
+    } else if !buf.is_empty() {
+        crate::encode::write_file_atomic(&out, &buf)
+            .map_err(|e| fatal(Error::io(&e).with_file(out.display().to_string())))?;
+    }
+    if !to_stdout {
+        let _ = writeln!(
+            stderr,
+            "{}: {} records indexed into {} ({})",
+            file.name(),
+            index.len(),
+            out.display(),
+            format.name()
+        );
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn get(
+    path: &Path,
+    ids: &[u64],
+    read: &ReadArgs,
+    index: Option<&Path>,
+    features: Option<Vec<String>>,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+    let payload = read.payload_for(shard.file().framing());
+    let filter: Option<Vec<Vec<u8>>> =
+        features.map(|v| v.into_iter().map(String::into_bytes).collect());
+    let name = shard.file().name().to_string();
+    let mut out = std::io::BufWriter::new(stdout);
+    let mut line = Vec::new();
+    for &id in ids {
+        let record = match shard.get(id) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                out.flush()?;
+                let _ = writeln!(
+                    stderr,
+                    "error: {name}: no record {id} (the file has {} records)",
+                    shard.len()
+                );
+                return Err(Failure::Data);
+            }
+            Err(e) => {
+                out.flush()?;
+                report(stderr, &e.with_file(name.as_str()));
+                return Err(Failure::Data);
+            }
+        };
+        line.clear();
+        if let Err(e) = crate::json::write_record(
+            &mut line,
+            payload,
+            record.data,
+            record.data_offset,
+            read.strict,
+            filter.as_deref(),
+        ) {
+            out.flush()?;
+            report(stderr, &super::decode_error(&name, &record, e));
+            return Err(Failure::Data);
+        }
+        line.push(b'\n');
+        out.write_all(&line)?;
+    }
+    out.flush()?;
+    Ok(())
+}

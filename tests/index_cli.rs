@@ -1,0 +1,106 @@
+//! The index commands end to end: `index` writes a sidecar that `count` and
+//! `get` then use, DALI output matches the tfrecord package's, `get` equals
+//! sequential reading, and a stale index is refused with `stale_index`.
+
+use std::path::Path;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let mut out = Vec::new();
+    let mut err = Vec::new();
+    let mut argv = vec!["recordwire"];
+    argv.extend_from_slice(args);
+    let code = recordwire::cli::run(argv, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+fn copy_to(dir: &Path, src: &str) -> String {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join(src);
+    let to = dir.join(from.file_name().unwrap());
+    std::fs::copy(&from, &to).unwrap();
+    to.to_str().unwrap().to_string()
+}
+
+#[test]
+fn get_equals_sequential_reading_for_both_framings() {
+    let dir = tempfile::tempdir().unwrap();
+    for (src, payload) in [
+        ("testdata/ref/examples.tfrecord", "example"),
+        ("testdata/ref/ofrecord.part-0", "ofrecord"),
+        (
+            "testdata/ref/sequence_examples.tfrecord",
+            "sequence_example",
+        ),
+    ] {
+        let file = copy_to(dir.path(), src);
+        let (_, all, _) = run(&["cat", &file, "--payload", payload]);
+        let lines: Vec<&str> = all.lines().collect();
+        // without a sidecar (index built in memory), then with one
+        for with_sidecar in [false, true] {
+            if with_sidecar {
+                let (code, _, err) = run(&["index", &file]);
+                assert_eq!(code, 0, "{err}");
+                assert!(Path::new(&format!("{file}.rwindex")).exists());
+            }
+            let mut ids: Vec<String> = (0..lines.len()).rev().map(|i| i.to_string()).collect();
+            ids.push("0".into());
+            let mut args = vec!["get", file.as_str(), "--payload", payload];
+            args.extend(ids.iter().map(String::as_str));
+            let (code, got, err) = run(&args);
+            assert_eq!(code, 0, "{src}: {err}");
+            let got: Vec<&str> = got.lines().collect();
+            let mut want: Vec<&str> = lines.iter().rev().copied().collect();
+            want.push(lines[0]);
+            assert_eq!(got, want, "{src}");
+            let (code, n, _) = run(&["count", &file]);
+            assert_eq!((code, n.trim().parse::<usize>().unwrap()), (0, lines.len()));
+        }
+    }
+}
+
+#[test]
+fn dali_index_matches_the_tfrecord_package() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_to(dir.path(), "testdata/ref/examples.tfrecord");
+    let (code, text, err) = run(&["index", &file, "--format", "dali", "--out", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let want = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/index/examples.tfrecord.tfindex"),
+    )
+    .unwrap();
+    assert_eq!(text, want);
+    // and it can be used for get
+    let idx = format!("{file}.idx");
+    std::fs::write(&idx, &text).unwrap();
+    let (code, a, _) = run(&["get", &file, "7", "--index", &idx]);
+    let (_, b, _) = run(&["get", &file, "7"]);
+    assert_eq!((code, a), (0, b));
+}
+
+#[test]
+fn stale_sidecar_is_rejected_or_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = copy_to(dir.path(), "testdata/ref/examples.tfrecord");
+    assert_eq!(run(&["index", &file]).0, 0);
+    let sidecar = format!("{file}.rwindex");
+    // rewrite the data file with other records (same framing)
+    let other = copy_to(dir.path(), "testdata/ref/small.tfrecord");
+    std::fs::copy(&other, &file).unwrap();
+    // given explicitly, a stale index is an error that says so
+    let (code, _, err) = run(&["get", &file, "0", "--index", &sidecar]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error[stale_index]: "), "{err}");
+    // found as a sidecar, it is not trusted: count rebuilds and is right
+    let (code, n, _) = run(&["count", &file]);
+    assert_eq!((code, n.trim()), (0, "10"));
+    let (code, a, _) = run(&["get", &file, "9"]);
+    let (_, all, _) = run(&["cat", &file]);
+    assert_eq!((code, a.trim()), (0, all.lines().nth(9).unwrap()));
+    // an id past the end is an error with exit 1
+    let (code, _, err) = run(&["get", &file, "10"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no record 10"), "{err}");
+}
