@@ -3,6 +3,8 @@
 //! output, regenerate with `UPDATE_GOLDEN=1 cargo test --test golden` and
 //! review the diff.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 
 fn run(args: &[&str]) -> (i32, String, String) {

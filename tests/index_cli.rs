@@ -2,6 +2,8 @@
 //! `get` then use, DALI output matches the tfrecord package's, `get` equals
 //! sequential reading, and a stale index is refused with `stale_index`.
 
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 
 fn run(args: &[&str]) -> (i32, String, String) {

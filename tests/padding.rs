@@ -2,6 +2,8 @@
 //! same records, `verify` passes, no record smaller than a page crosses a
 //! page boundary, indexes never list pads, and `inspect` reports their cost.
 
+#![allow(clippy::unwrap_used)]
+
 use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::{records, Framing, ReadOptions};
 use recordwire::index::{is_pad, Index};

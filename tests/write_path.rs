@@ -4,6 +4,8 @@
 //! and a failing or killed writer never leaves a partial file under the
 //! final name.
 
+#![allow(clippy::unwrap_used)]
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

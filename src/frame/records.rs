@@ -546,6 +546,12 @@ fn window_index(at: u64, base: u64, len: usize) -> Option<usize> {
     (rel <= len).then_some(rel)
 }
 
+/// Whether the frame `found` (inside `buf`) is a pad frame.
+fn is_pad_at(buf: &[u8], found: &Found) -> bool {
+    buf.get(found.data.clone())
+        .is_some_and(crate::index::is_pad)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -1039,10 +1045,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Whether the frame `found` (inside `buf`) is a pad frame.
-fn is_pad_at(buf: &[u8], found: &Found) -> bool {
-    buf.get(found.data.clone())
-        .is_some_and(crate::index::is_pad)
 }
