@@ -242,6 +242,47 @@ pub enum Command {
         #[arg(long, value_delimiter = ',')]
         features: Option<Vec<String>>,
     },
+    /// Print one epoch's order of record ids, one per line.
+    Order {
+        /// Record file.
+        file: PathBuf,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Index to use (native or dali); default: the current sidecar, else built in memory.
+        #[arg(long)]
+        index: Option<PathBuf>,
+        /// sequential, shuffle, page-aware or quasi-random.
+        #[arg(long, default_value = "sequential", value_parser = ["sequential", "shuffle", "page-aware", "quasi-random"])]
+        mode: String,
+        /// Seed of the shuffles.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Epoch number.
+        #[arg(long, default_value_t = 0)]
+        epoch: u64,
+        /// This rank.
+        #[arg(long, default_value_t = 0)]
+        rank: u32,
+        /// Number of ranks.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        world: u32,
+        /// This data-loader worker.
+        #[arg(long, default_value_t = 0)]
+        worker: u32,
+        /// Data-loader workers per rank.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        workers: u32,
+        /// Page size of the page modes.
+        #[arg(long, default_value_t = crate::order::DEFAULT_PAGE_SIZE)]
+        page_size: u64,
+        /// Pages open at once (quasi-random).
+        #[arg(long, default_value_t = 8)]
+        window: u32,
+        /// keep (shards may differ by one), drop-last or pad (equal shards).
+        #[arg(long, default_value = "keep", value_parser = ["keep", "drop-last", "pad"])]
+        tail: String,
+    },
     /// Print the record count, size statistics and the schema.
     Inspect {
         /// Record file.

@@ -229,3 +229,24 @@ pub(super) fn get(
     out.flush()?;
     Ok(())
 }
+
+pub(super) fn order(
+    path: &Path,
+    read: &ReadArgs,
+    index: Option<&Path>,
+    spec: crate::order::OrderSpec,
+    epoch: u64,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+    let ix = shard.index();
+    let order = crate::order::Order::new(ix.len(), ix.starts(), spec)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut out = std::io::BufWriter::new(stdout);
+    for id in order.epoch(epoch).iter() {
+        writeln!(out, "{id}")?;
+    }
+    out.flush()?;
+    Ok(())
+}

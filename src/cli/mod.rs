@@ -105,6 +105,42 @@ where
             format,
             out,
         } => indexed::index(&file, &read, format, out.as_deref(), stdout, stderr),
+        Command::Order {
+            file,
+            read,
+            index,
+            mode,
+            seed,
+            epoch,
+            rank,
+            world,
+            worker,
+            workers,
+            page_size,
+            window,
+            tail,
+        } => {
+            use crate::order::{Mode, OrderSpec, Tail};
+            let spec = OrderSpec {
+                mode: match mode.as_str() {
+                    "shuffle" => Mode::Shuffle,
+                    "page-aware" => Mode::PageAware { page_size },
+                    "quasi-random" => Mode::QuasiRandom { page_size, window },
+                    _ => Mode::Sequential,
+                },
+                seed,
+                rank,
+                world,
+                worker,
+                workers,
+                tail: match tail.as_str() {
+                    "drop-last" => Tail::DropLast,
+                    "pad" => Tail::Pad,
+                    _ => Tail::Keep,
+                },
+            };
+            indexed::order(&file, &read, index.as_deref(), spec, epoch, stdout, stderr)
+        }
         Command::Get {
             file,
             ids,

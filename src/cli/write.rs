@@ -130,7 +130,7 @@ pub(super) fn encode(
     if sorted {
         m.sort_maps();
     }
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(m.encoded_len().unwrap_or(0));
     m.encode_to(&mut bytes)
         .map_err(|e| input_error(stderr, "encode_error", &name, None, &e.to_string()))?;
     match output {
@@ -224,6 +224,7 @@ pub(super) fn pack(
             m.sort_maps();
         }
         bytes.clear();
+        bytes.reserve(m.encoded_len().unwrap_or(0));
         m.encode_to(&mut bytes)
             .map_err(|e| input_error(stderr, "encode_error", &name, Some(n), &e.to_string()))?;
         out.write(&bytes).map_err(|e| write_failure(output, e))?;

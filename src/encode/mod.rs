@@ -56,6 +56,12 @@ pub enum EncodeError {
     },
     /// A message is larger than protobuf allows (2 GiB).
     TooLarge,
+    /// A tf.Example or SequenceExample name that is not valid UTF-8 (those
+    /// messages are proto3, whose parsers reject it).
+    InvalidUtf8Name {
+        /// The name's bytes.
+        name: Vec<u8>,
+    },
 }
 
 impl fmt::Display for EncodeError {
@@ -68,6 +74,11 @@ impl fmt::Display for EncodeError {
                 kind.name()
             ),
             EncodeError::TooLarge => f.write_str("message larger than 2 GiB"),
+            EncodeError::InvalidUtf8Name { name } => write!(
+                f,
+                "name {} is not valid UTF-8, which tf.Example requires",
+                crate::json::read::quoted_name(name)
+            ),
         }
     }
 }
@@ -335,6 +346,9 @@ impl Features {
     /// Checks that every feature's kind exists in `schema`.
     pub fn check_schema(&self, schema: Schema) -> Result<(), EncodeError> {
         for (name, f) in &self.entries {
+            if schema == Schema::TensorFlow && std::str::from_utf8(name).is_err() {
+                return Err(EncodeError::InvalidUtf8Name { name: name.clone() });
+            }
             if let Some(kind) = f.kind() {
                 if schema.field_of(kind).is_none() {
                     return Err(EncodeError::KindNotInSchema {
@@ -411,7 +425,8 @@ impl Example {
         })
     }
 
-    /// Appends the encoded message to `out` (reserving exactly what it needs).
+    /// Appends the encoded message to `out` (which grows as needed; reserve
+    /// [`encoded_len`](Self::encoded_len) first to avoid reallocations).
     pub fn encode_to<B: BufMut>(&self, out: &mut B) -> Result<(), EncodeError> {
         if let Some(f) = &self.features {
             f.check_schema(Schema::TensorFlow)?;
@@ -527,6 +542,11 @@ impl SequenceExample {
         self.encoded_len()?;
         if let Some(l) = &self.feature_lists {
             for (name, list) in l.iter() {
+                if std::str::from_utf8(name).is_err() {
+                    return Err(EncodeError::InvalidUtf8Name {
+                        name: name.to_vec(),
+                    });
+                }
                 for f in &list.features {
                     if let Some(kind) = f
                         .kind()

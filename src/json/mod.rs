@@ -113,17 +113,38 @@ fn write_escaped(out: &mut Vec<u8>, s: &str) {
 /// A float or double as SPEC §5 wants it.
 trait JsonFloat: Copy + std::fmt::Debug {
     fn special(self) -> Option<&'static str>;
+    /// Whether `text` reads back to this value the way protobuf's JSON
+    /// parsers read it (as a double, then rounded to the field's type).
+    fn reads_back(self, text: &[u8]) -> bool;
+    /// The value in exponent form with `digits` digits after the point.
+    fn exp_form(self, digits: usize) -> String;
+}
+
+fn parse_f64(text: &[u8]) -> Option<f64> {
+    std::str::from_utf8(text).ok()?.parse().ok()
 }
 
 impl JsonFloat for f32 {
     fn special(self) -> Option<&'static str> {
         special(self as f64)
     }
+    fn reads_back(self, text: &[u8]) -> bool {
+        parse_f64(text).is_some_and(|d| (d as f32).to_bits() == self.to_bits())
+    }
+    fn exp_form(self, digits: usize) -> String {
+        format!("{self:.digits$e}")
+    }
 }
 
 impl JsonFloat for f64 {
     fn special(self) -> Option<&'static str> {
         special(self)
+    }
+    fn reads_back(self, text: &[u8]) -> bool {
+        parse_f64(text).is_some_and(|d| d.to_bits() == self.to_bits())
+    }
+    fn exp_form(self, digits: usize) -> String {
+        format!("{self:.digits$e}")
     }
 }
 
@@ -143,10 +164,23 @@ fn write_float<T: JsonFloat>(out: &mut Vec<u8>, v: T) {
     use std::io::Write as _;
     match v.special() {
         Some(s) => out.extend_from_slice(s.as_bytes()),
-        // `Debug` prints the shortest representation that reads back to the
-        // same value, with `.0` or an exponent: `1.0`, `-0.0`, `1e-45`.
         None => {
+            let start = out.len();
+            // `Debug` prints the shortest representation that reads back to
+            // the same value, with `.0` or an exponent: `1.0`, `-0.0`, `1e-45`.
             let _ = write!(out, "{v:?}");
+            if !v.reads_back(&out[start..]) {
+                // Protobuf's parsers read a float as a double first, then round
+                // to float: for the rare float whose shortest form rounds wrong
+                // that way, print more digits (as Python's ToShortestFloat does).
+                for digits in 1..=9 {
+                    out.truncate(start);
+                    let _ = write!(out, "{}", v.exp_form(digits));
+                    if v.reads_back(&out[start..]) {
+                        break;
+                    }
+                }
+            }
         }
     }
 }
@@ -381,6 +415,10 @@ mod tests {
         assert_eq!(f(f32::MAX), "3.4028235e38");
         assert_eq!(f(f32::NAN), "\"NaN\"");
         assert_eq!(f(f32::NEG_INFINITY), "\"-Infinity\"");
+        // Shortest is 7.038531e-26, which reads back wrong through a double.
+        let tricky = f32::from_bits(0x15ae_43fd);
+        assert_eq!(f(tricky), "7.0385307e-26");
+        assert_eq!(f(-tricky), "-7.0385307e-26");
         let mut o = Vec::new();
         write_float(&mut o, 5e-324f64);
         assert_eq!(o, b"5e-324");

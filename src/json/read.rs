@@ -543,12 +543,25 @@ pub fn feature_from_json(v: &JsonValue, path: &str, ofrecord: bool) -> Result<Fe
     })
 }
 
+/// tf.Example and SequenceExample are proto3: their names must be UTF-8.
+fn check_utf8_name(name: &[u8], path: &str) -> Result<(), JsonError> {
+    std::str::from_utf8(name).map(|_| ()).map_err(|_| {
+        err(
+            path,
+            "a tf.Example name must be valid UTF-8 (only OFRecord names may hold other bytes)",
+        )
+    })
+}
+
 /// A `feature` map object (`{"name": {...}, ...}`); later duplicates replace
 /// earlier ones, as protobuf's parser does.
 fn feature_map(v: &JsonValue, path: &str, ofrecord: bool) -> Result<Features, JsonError> {
     let mut out = Features::new();
     for (name, f) in map_members(v, path)? {
         let p = format!("{path}[{}]", quoted_name(name));
+        if !ofrecord {
+            check_utf8_name(name, &p)?;
+        }
         out.insert(name, feature_from_json(f, &p, ofrecord)?);
     }
     Ok(out)
@@ -596,6 +609,7 @@ pub fn message_from_value(kind: PayloadKind, v: &JsonValue) -> Result<Message, J
                     if let Some(m) = fl {
                         for (name, list) in map_members(m, "feature_lists.feature_list")? {
                             let p = format!("feature_lists.feature_list[{}]", quoted_name(name));
+                            check_utf8_name(name, &p)?;
                             let [feature] = fields(list, &p, [("feature", "feature")])?;
                             let features = match feature {
                                 None => Vec::new(),
