@@ -272,9 +272,11 @@ fn dump_values(
         }
         (Kind::Bytes, _) => unknown_scalar(out, f, tag_and_len, indent),
         (_, Value::Len(b)) => {
-            line_start(out, f.offset, tag_and_len, indent);
+            // Decode first: an invalid run ends the tree with its error line,
+            // not half a line.
             let mut shown = String::new();
-            let n = packed_values(&mut shown, kind, b, f.value_offset)?;
+            let n = packed_values(&mut shown, kind, b, f.value_offset, f.offset)?;
+            line_start(out, f.offset, tag_and_len, indent);
             let _ = writeln!(
                 out,
                 "value ({}:{wire} packed) {n} × {}: [{shown}]",
@@ -324,7 +326,16 @@ fn elem_name(kind: Kind) -> &'static str {
 }
 
 /// Writes up to [`MAX_SHOWN`] values of a packed run; returns how many there are.
-fn packed_values(out: &mut String, kind: Kind, b: &[u8], base: u64) -> Result<usize, DecodeError> {
+///
+/// Errors are reported as the views report them: a bad length at the field's
+/// tag (`tag_offset`), a bad varint at its own offset.
+fn packed_values(
+    out: &mut String,
+    kind: Kind,
+    b: &[u8],
+    base: u64,
+    tag_offset: u64,
+) -> Result<usize, DecodeError> {
     let width = match kind {
         Kind::Float => 4,
         Kind::Double => 8,
@@ -332,7 +343,7 @@ fn packed_values(out: &mut String, kind: Kind, b: &[u8], base: u64) -> Result<us
     };
     if width != 0 && b.len() % width != 0 {
         return Err(DecodeError::new(
-            base,
+            tag_offset,
             crate::DecodeReason::PackedLength {
                 length: b.len() as u64,
                 width: width as u8,
@@ -359,4 +370,21 @@ fn packed_values(out: &mut String, kind: Kind, b: &[u8], base: u64) -> Result<us
         n += 1;
     }
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fuzz finding: a bad packed run used to leave half a line before the
+    /// error line.
+    #[test]
+    fn an_invalid_packed_run_ends_with_a_whole_error_line() {
+        let input = include_bytes!("../testdata/fuzz-regressions/dump-unfinished-line.bin");
+        let mut out = String::new();
+        let e = dump_payload(&mut out, PayloadKind::OfRecord, input, 0).unwrap_err();
+        let last = out.lines().last().unwrap_or_default();
+        assert_eq!(last, format!("{:08x}  error: {}", e.offset, e.reason));
+        assert!(out.lines().all(|l| l.matches("error").count() <= 1));
+    }
 }

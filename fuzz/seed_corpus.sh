@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Seeds fuzz/corpus/<target>/ from testdata/ (the corpus itself is not committed).
+#
+#   framing, stream         whole record files of testdata/ref and testdata/bad
+#                           (the first 16 KiB of bigger ones)
+#   example_view            the payloads of the tf.Example files
+#   sequence_example_view   the payloads of the tf.SequenceExample file
+#   ofrecord_view           the payloads of the OFRecord files
+#   json, dump, roundtrip   all of those payloads
+#   json_read               the lines of the .jsonl files (up to 16 KiB)
+#   index                   u16 index length + index + data: the small record files with no
+#                           index, and with their native, DALI and offset-table indexes when a
+#                           built `recordwire` is at $RECORDWIRE (default ../target/release/recordwire)
+#
+# plus testdata/fuzz-regressions/<target>-*.bin for each target. Payloads are
+# cut out of the frames with coreutils only (no build needed). Run it from
+# anywhere; it is idempotent.
+set -euo pipefail
+cd "$(dirname "$0")"
+testdata=../testdata
+corpus=corpus
+max=16384
+
+mkdir -p "$corpus"/{framing,stream,example_view,sequence_example_view,ofrecord_view,json,dump,roundtrip,json_read,index}
+
+# Whole files, for the frame readers.
+for f in "$testdata"/ref/* "$testdata"/bad/*; do
+    case "$f" in *.json | *.jsonl | *.md) continue ;; esac
+    [ -f "$f" ] || continue
+    name=$(basename "$(dirname "$f")")-$(basename "$f")
+    for t in framing stream; do
+        head -c "$max" "$f" >"$corpus/$t/$name"
+    done
+done
+
+# payloads FILE HEADER_LEN FOOTER_LEN TARGET...: copies the data of every
+# whole frame of FILE (up to $max bytes) to each TARGET's corpus.
+payloads() {
+    local file=$1 header=$2 footer=$3
+    shift 3
+    local size offset=0 id=0 len name t
+    size=$(wc -c <"$file")
+    while [ $((offset + header)) -le "$size" ]; do
+        len=$(od -An -t d8 -j "$offset" -N 8 "$file" | tr -d ' ')
+        if [ "$len" -lt 0 ] || [ $((offset + header + len + footer)) -gt "$size" ]; then
+            break
+        fi
+        if [ "$len" -le "$max" ]; then
+            name=$(basename "$file")-$id
+            for t in "$@"; do
+                dd if="$file" of="$corpus/$t/$name" iflag=skip_bytes,count_bytes \
+                    skip=$((offset + header)) count="$len" status=none
+            done
+        fi
+        offset=$((offset + header + len + footer))
+        id=$((id + 1))
+    done
+}
+
+for f in "$testdata"/ref/examples.tfrecord "$testdata"/ref/small.tfrecord \
+    "$testdata"/bad/base5.tfrecord "$testdata"/bad/tf_decode_error*.tfrecord; do
+    payloads "$f" 12 4 example_view json dump roundtrip
+done
+payloads "$testdata"/ref/sequence_examples.tfrecord 12 4 sequence_example_view json dump roundtrip
+for f in "$testdata"/ref/ofrecord.part-0 "$testdata"/bad/base5.ofrecord \
+    "$testdata"/bad/of_decode_error*.ofrecord; do
+    payloads "$f" 8 0 ofrecord_view json dump roundtrip
+done
+
+# JSON records, one line each.
+for f in "$testdata"/ref/*.jsonl "$testdata"/bad/*.jsonl; do
+    split -l 1 -d -a 4 "$f" "$corpus/json_read/$(basename "$f")-"
+done
+find "$corpus/json_read" -type f -size +"$max"c -delete
+
+# Index and data: "<u16 LE index length><index><data>".
+recordwire=${RECORDWIRE:-../target/release/recordwire}
+for f in "$testdata"/ref/small.tfrecord "$testdata"/ref/sequence_examples.tfrecord \
+    "$testdata"/ref/ofrecord.part-0 "$testdata"/bad/base5.tfrecord "$testdata"/bad/base5.ofrecord; do
+    name=$(basename "$f")
+    { printf '\000\000'; cat "$f"; } >"$corpus/index/$name"
+    [ -x "$recordwire" ] || continue
+    for format in native dali lirs; do
+        "$recordwire" index --format "$format" --out "$corpus/index/.idx" "$f" >/dev/null 2>&1 || continue
+        n=$(wc -c <"$corpus/index/.idx")
+        {
+            printf "\\$(printf %03o $((n % 256)))\\$(printf %03o $((n / 256)))"
+            cat "$corpus/index/.idx" "$f"
+        } >"$corpus/index/$name.$format"
+    done
+    rm -f "$corpus/index/.idx"
+done
+
+# Inputs that once crashed a target.
+for t in framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index; do
+    for f in "$testdata"/fuzz-regressions/"$t"-*.bin; do
+        if [ -f "$f" ]; then cp "$f" "$corpus/$t/"; fi
+    done
+done
+
+for t in "$corpus"/*/; do
+    printf '%-24s %4d inputs\n' "$(basename "$t")" "$(find "$t" -type f | wc -l)"
+done
