@@ -31,8 +31,12 @@ pub enum OrderError {
     },
     /// A page mode with `page_size` 0.
     ZeroPageSize,
-    /// [`Mode::QuasiRandom`](super::Mode::QuasiRandom) with `window` 0.
-    ZeroWindow,
+    /// [`Mode::QuasiRandom`](super::Mode::QuasiRandom) with a `window` of 0
+    /// or more than [`MAX_WINDOW`](super::MAX_WINDOW) pages.
+    WindowOutOfRange {
+        /// The window asked for.
+        window: u32,
+    },
     /// A page mode was given fewer offsets than records.
     TooFewOffsets {
         /// The record count.
@@ -74,7 +78,11 @@ impl fmt::Display for OrderError {
                 workers.saturating_sub(1)
             ),
             OrderError::ZeroPageSize => f.write_str("the page size must be at least 1 byte"),
-            OrderError::ZeroWindow => f.write_str("the window must hold at least 1 page"),
+            OrderError::WindowOutOfRange { window } => write!(
+                f,
+                "a window of {window} pages is out of range: it must hold 1 to {} pages",
+                super::MAX_WINDOW
+            ),
             OrderError::TooFewOffsets { count, offsets } => write!(
                 f,
                 "{count} records but only {offsets} offsets: a page mode needs the offset of every record"

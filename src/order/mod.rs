@@ -47,21 +47,21 @@
 //! ```
 //! use recordwire::order::{order_ids, Mode, OrderSpec};
 //!
-//! // Six records of 1500 bytes: pages of 4096 bytes hold the starts of
+//! // Six records of 2000 bytes: pages of 4096 bytes hold the starts of
 //! // records [0, 1, 2], [3, 4] and [5].
-//! let offsets: Vec<u64> = (0..=6).map(|i| i * 1500).collect();
-//! let spec = OrderSpec { mode: Mode::PageAware { page_size: 4096 }, seed: 7, ..OrderSpec::default() };
-//! let ids = order_ids(6, &offsets, &spec, 0)?;
+//! let offsets: Vec<u64> = (0..=6).map(|i| i * 2000).collect();
+//! let page_aware = OrderSpec { mode: Mode::PageAware { page_size: 4096 }, ..OrderSpec::default() };
 //! // Each page's records together and in file order, the pages shuffled.
-//! let mut pages: Vec<Vec<u64>> = Vec::new();
-//! for id in ids {
-//!     match pages.last_mut() {
-//!         Some(page) if offsets[id as usize] / 4096 == offsets[page[0] as usize] / 4096 => page.push(id),
-//!         _ => pages.push(vec![id]),
-//!     }
-//! }
-//! pages.sort();
-//! assert_eq!(pages, [vec![0, 1, 2], vec![3, 4], vec![5]]);
+//! assert_eq!(order_ids(6, &offsets, &page_aware, 0)?, [5, 3, 4, 0, 1, 2]);
+//! assert_eq!(order_ids(6, &offsets, &page_aware, 1)?, [3, 4, 0, 1, 2, 5]);
+//!
+//! // The same page order in windows of two pages, each window shuffled:
+//! // pages [5] and [3, 4], then page [0, 1, 2].
+//! let quasi = OrderSpec {
+//!     mode: Mode::QuasiRandom { page_size: 4096, window: 2 },
+//!     ..OrderSpec::default()
+//! };
+//! assert_eq!(order_ids(6, &offsets, &quasi, 0)?, [5, 4, 3, 1, 0, 2]);
 //! # Ok::<(), recordwire::order::OrderError>(())
 //! ```
 //!
@@ -147,16 +147,30 @@
 //! `"window\0\0"` read as little-endian `u64`s, and `index` is 0 except for
 //! the windows of quasi-random order (the window's number).
 //!
-//! **Bijection of `[0, m)`.** For `m ≤ 1`, the identity. Otherwise let `k` be
-//! the bit width of `m - 1` (so `2^(k-1) < m ≤ 2^k`). Six round keys are the
-//! first six outputs of SplitMix64 seeded with the key (`state += GAMMA;
-//! rk_i = mix64(state)`). One pass of the network maps a `k`-bit `x`
-//! through rounds `i = 0..6`: the right half has `b = ⌊k/2⌋` bits on even
-//! rounds and `b = k - ⌊k/2⌋` on odd ones, the left half the other `a = k - b`
-//! bits; with `L = x >> b`, `R = x mod 2^b`, `F = mix64(R ^ rk_i) mod 2^a`,
-//! the round gives `x = (R << a) | (L ^ F)`. This permutes `[0, 2^k)`; the
-//! image of `x < m` is found by cycle walking: apply the pass, and again
-//! while the result is `≥ m`.
+//! **Bijection of `[0, m)`.** A generator `next()` is SplitMix64 seeded
+//! with the key (`state += GAMMA; return mix64(state)`).
+//!
+//! - `m ≤ 64`: a table. Start from `t = [0, 1, …, m-1]`; for `i` from `m - 1`
+//!   down to 1, swap `t[i]` and `t[j]` with `j = (next() · (i + 1)) >> 64`
+//!   (a 128-bit product); the image of `x` is `t[x]`. This is the
+//!   Fisher–Yates shuffle, uniform to within 2^-58.
+//! - `m > 64`: a Feistel network with cycle walking. Let `k` be the bit
+//!   width of `m - 1` (so `2^(k-1) < m ≤ 2^k`), `b = ⌊k/2⌋`, `a = k - b`.
+//!   The round keys `rk_0 … rk_7` are the first eight outputs of `next()`
+//!   and `swap` is bit 0 of the ninth. A pass maps a `k`-bit `x` through
+//!   rounds `i = 0..8`: on even rounds the right half `R` is the low `b`
+//!   bits and the left half `L` the high `a` bits, on odd rounds `R` is the
+//!   low `a` bits and `L` the high `b`; with `F = mix64(R ^ rk_i)` cut to
+//!   `L`'s width, the round gives `x = (R << width(L)) | (L ^ F)`. After the
+//!   eighth round, if `swap` is set, 0 and 1 trade places (`x ^= 1` when
+//!   `x < 2`). A pass permutes `[0, 2^k)`; the image of `x < m` is found by
+//!   cycle walking: apply the pass, and again while the result is `≥ m`.
+//!
+//! The table is there because Feistel networks with few-bit halves mix
+//! slowly (with 8 rounds, where a record of a 17-element shuffle lands is
+//! visibly biased over a million seeds); the transposition because every
+//! such network is an even permutation, and cycle walking would carry that
+//! over as a bias in the parity of the shuffle.
 //!
 //! **Shuffle.** The id at position `p` is the bijection of `[0, n)` with tag
 //! `"records\0"` applied to `p`.
@@ -180,16 +194,19 @@
 //!
 //! # Cost
 //!
-//! Sequential and shuffle orders store nothing; [`EpochOrder::get`] costs
-//! fewer than two network passes on average (six `mix64` each). The page
-//! modes store one bit per record for the groups plus a rank directory
-//! (about 0.14 bytes per record, built once in [`Order::new`]), and per
-//! epoch one `u64` checkpoint per 32 groups (or per window, when a window
-//! holds more than 32 pages), found by one pass over the shuffled groups in
-//! [`Order::epoch`]. Iterating a page-mode epoch is amortized O(1) per id
-//! plus O(log n) per page, and `get` looks at up to 32 groups (or one
-//! window). An iterator of a quasi-random order holds one window: 16 bytes
-//! per page of it.
+//! Sequential and shuffle orders store nothing; in shuffle order
+//! [`EpochOrder::get`] costs fewer than two passes of the network on average
+//! (eight `mix64` each), about 100 ns. The page modes store one bit per
+//! record for the groups plus a rank directory and select samples (at most
+//! 0.16 bytes per record, built once in [`Order::new`]), and per epoch one
+//! `u64` checkpoint every `⌈32 / window⌉` windows (so every 32 page groups
+//! or more; page-aware order counts as windows of one page), found by one
+//! pass over the shuffled groups in [`Order::epoch`] (about 0.3 µs per
+//! group): less than 0.45 bytes per record in all. Iterating any mode costs
+//! about 100 ns per id; in the page modes `get` looks at fewer than
+//! `32 + window` groups (several µs). An iterator over a quasi-random order
+//! holds one window, 16 bytes per page of it (at most 1 MiB, see
+//! [`MAX_WINDOW`]).
 
 mod error;
 mod mix;
@@ -201,13 +218,18 @@ use std::fmt;
 use std::iter::FusedIterator;
 
 pub use error::OrderError;
-use mix::{derive_key, Feistel, TAG_PAGES, TAG_RECORDS, TAG_WINDOW};
+use mix::{derive_key, Bijection, TAG_PAGES, TAG_RECORDS, TAG_WINDOW};
 use pages::PageGroups;
 
 /// The page size the command line uses when none is given, in bytes.
 pub const DEFAULT_PAGE_SIZE: u64 = 4096;
 
-/// Page groups per epoch checkpoint of the page modes.
+/// The largest window of [`Mode::QuasiRandom`], in pages: an iterator holds
+/// 16 bytes per page of its window, so at most 1 MiB.
+pub const MAX_WINDOW: u32 = 1 << 16;
+
+/// The page modes keep a checkpoint every `⌈32 / window⌉` windows, so every
+/// 32 groups or more.
 const GROUPS_PER_CHECKPOINT: u64 = 32;
 
 /// How one epoch's ids are ordered before sharding.
@@ -229,7 +251,8 @@ pub enum Mode {
     QuasiRandom {
         /// The page size in bytes; not 0.
         page_size: u64,
-        /// The number of pages shuffled together (open at once); not 0.
+        /// The number of pages shuffled together (open at once): 1 to
+        /// [`MAX_WINDOW`].
         window: u32,
     },
 }
@@ -371,8 +394,9 @@ impl Order {
     /// # Errors
     ///
     /// [`OrderError`] for `world` or `workers` 0, a rank or worker out of
-    /// range, a page size or window of 0, and, in the page modes, fewer
-    /// offsets than records or offsets that decrease.
+    /// range, a page size of 0, a window of 0 or more than [`MAX_WINDOW`]
+    /// pages, and, in the page modes, fewer offsets than records or offsets
+    /// that decrease.
     pub fn new(count: u64, offsets: &[u64], spec: OrderSpec) -> Result<Order, OrderError> {
         if spec.world == 0 {
             return Err(OrderError::ZeroWorld);
@@ -398,8 +422,10 @@ impl Order {
                 if page_size == 0 {
                     return Err(OrderError::ZeroPageSize);
                 }
-                if let Mode::QuasiRandom { window: 0, .. } = spec.mode {
-                    return Err(OrderError::ZeroWindow);
+                if let Mode::QuasiRandom { window, .. } = spec.mode {
+                    if window == 0 || window > MAX_WINDOW {
+                        return Err(OrderError::WindowOutOfRange { window });
+                    }
                 }
                 Some(PageGroups::new(count, offsets, page_size)?)
             }
@@ -443,12 +469,12 @@ impl Order {
     /// The order of `epoch`.
     ///
     /// In the page modes this makes one pass over the shuffled page groups
-    /// (O(groups) time, one `u64` per 32 groups); the other modes cost
+    /// (O(groups) time, one `u64` per 32 groups or more); the other modes cost
     /// nothing here.
     pub fn epoch(&self, epoch: u64) -> EpochOrder<'_> {
         let seed = self.spec.seed;
         let base = match (self.spec.mode, &self.groups) {
-            (Mode::Shuffle, _) => Base::Shuffle(Feistel::new(
+            (Mode::Shuffle, _) => Base::Shuffle(Bijection::new(
                 self.count,
                 derive_key(seed, TAG_RECORDS, epoch, 0),
             )),
@@ -585,7 +611,8 @@ impl<'a> EpochOrder<'a> {
     /// The id at `position` of this worker's share, or `None` past the end.
     ///
     /// O(1) in sequential and shuffle order; in the page modes it looks at
-    /// up to 32 page groups (or one window).
+    /// fewer than `32 + window` page groups (`window` is 1 in page-aware
+    /// order).
     pub fn get(&self, position: u64) -> Option<u64> {
         (position < self.order.len).then(|| self.base.get(self.order.global(position)))
     }
@@ -706,7 +733,7 @@ impl Epochs<'_> {
     /// the next one.
     pub fn cursor(&self) -> Cursor {
         match self.current.epoch.checked_add(1) {
-            Some(next) if self.position >= self.order.len => Cursor {
+            Some(next) if self.position >= self.order.len && self.order.len > 0 => Cursor {
                 epoch: next,
                 position: 0,
             },
@@ -761,7 +788,7 @@ pub fn order_ids(
 #[derive(Clone)]
 enum Base<'a> {
     Sequential,
-    Shuffle(Feistel),
+    Shuffle(Bijection),
     Units(Units<'a>),
 }
 
@@ -784,7 +811,7 @@ impl Base<'_> {
 struct Units<'a> {
     groups: &'a PageGroups,
     /// π: shuffled position of a group to its number.
-    pages: Feistel,
+    pages: Bijection,
     window: u64,
     /// Shuffle each unit's records (quasi-random) or keep file order.
     shuffled: bool,
@@ -800,12 +827,12 @@ impl<'a> Units<'a> {
     fn new(groups: &'a PageGroups, seed: u64, epoch: u64, window: u64, shuffled: bool) -> Self {
         let mut units = Units {
             groups,
-            pages: Feistel::new(groups.len(), derive_key(seed, TAG_PAGES, epoch, 0)),
+            pages: Bijection::new(groups.len(), derive_key(seed, TAG_PAGES, epoch, 0)),
             window,
             shuffled,
             seed,
             epoch,
-            stride: (GROUPS_PER_CHECKPOINT / window).max(1),
+            stride: GROUPS_PER_CHECKPOINT.div_ceil(window),
             checkpoints: Vec::new(),
         };
         let count = units.count();
@@ -850,9 +877,9 @@ impl<'a> Units<'a> {
     }
 
     /// The order of `unit`'s records: `None` for file order.
-    fn within(&self, unit: u64, size: u64) -> Option<Feistel> {
+    fn within(&self, unit: u64, size: u64) -> Option<Bijection> {
         self.shuffled
-            .then(|| Feistel::new(size, derive_key(self.seed, TAG_WINDOW, self.epoch, unit)))
+            .then(|| Bijection::new(size, derive_key(self.seed, TAG_WINDOW, self.epoch, unit)))
     }
 
     /// The unit holding position `p < count` of the epoch order, its first
@@ -901,7 +928,7 @@ struct Walk {
     unit: u64,
     start: u64,
     size: u64,
-    within: Option<Feistel>,
+    within: Option<Bijection>,
     /// (first id, running size after this group), in the unit's layout.
     groups: Vec<(u64, u64)>,
 }
@@ -937,7 +964,7 @@ impl Walk {
         }
         self.next = Some(p + 1);
         let t = p - self.start;
-        let index = self.within.map_or(t, |f| f.apply(t));
+        let index = self.within.as_ref().map_or(t, |f| f.apply(t));
         let i = self.groups.partition_point(|&(_, end)| end <= index);
         let before = match i {
             0 => 0,
