@@ -7,18 +7,9 @@
 
 use std::path::Path;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let mut argv = vec!["recordwire"];
-    argv.extend_from_slice(args);
-    let code = recordwire::cli::run(argv, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).expect("utf-8 stdout"),
-        String::from_utf8(err).expect("utf-8 stderr"),
-    )
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::run;
 
 fn check(name: &str, args: &[&str], expected_code: i32) {
     let (code, out, err) = run(args);

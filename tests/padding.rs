@@ -8,18 +8,9 @@ use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::{records, Framing, ReadOptions};
 use recordwire::index::{is_pad, Index};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let mut argv = vec!["recordwire"];
-    argv.extend_from_slice(args);
-    let code = recordwire::cli::run(argv, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::run;
 
 /// Record sizes from a fixed xorshift sequence: mostly small, some larger
 /// than a page.

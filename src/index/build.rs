@@ -6,8 +6,8 @@ use super::fingerprint::{Sampler, EDGE};
 use super::pad::is_pad;
 use super::Index;
 use crate::error::Error;
-use crate::frame::{detect, parse_frame, Detected, Framing, ReadOptions, Status};
-use crate::io::{decoder, Compression, OpenOptions, StreamRecords};
+use crate::frame::{detect, parse_frame, Framing, ReadOptions, Status};
+use crate::io::{decoder, resolve, OpenOptions, StreamRecords};
 
 /// [`Index::build_with_progress`] reports at least every this many bytes.
 const PROGRESS_STEP: usize = 16 << 20;
@@ -194,25 +194,6 @@ fn read_prefix(reader: &mut impl Read, len: usize) -> std::io::Result<Vec<u8>> {
     }
     prefix.truncate(filled);
     Ok(prefix)
-}
-
-/// The compression (never `Auto`) and framing of an input whose first bytes
-/// were `detected`, given what the options name: the rule of
-/// [`Source`](crate::io::Source) (SPEC §1, "Detection").
-fn resolve(detected: Detected, options: &OpenOptions) -> (Compression, Framing) {
-    let compression = match options.compression {
-        Compression::Auto => match detected {
-            Detected::Gzip => Compression::Gzip,
-            Detected::Zlib => Compression::Zlib,
-            Detected::TfRecord | Detected::OfRecord => Compression::None,
-        },
-        named => named,
-    };
-    let framing = options.framing.unwrap_or(match (compression, detected) {
-        (Compression::Gzip | Compression::Zlib, _) | (_, Detected::TfRecord) => Framing::TfRecord,
-        _ => Framing::OfRecord,
-    });
-    (compression, framing)
 }
 
 /// A reader that remembers the first and last [`EDGE`] bytes that pass

@@ -169,7 +169,7 @@ impl OpenOptions {
 /// A compressed input is TFRecord unless the framing is named; a plain one is
 /// TFRecord when it starts with a valid TFRecord header (or is empty), and
 /// otherwise OFRecord.
-fn resolve(detected: Detected, options: &OpenOptions) -> (Compression, Framing) {
+pub(crate) fn resolve(detected: Detected, options: &OpenOptions) -> (Compression, Framing) {
     let compression = match options.compression {
         Compression::Auto => match detected {
             Detected::Gzip => Compression::Gzip,
