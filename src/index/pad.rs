@@ -57,7 +57,10 @@
 //! let frame = pad_frame(100, Framing::TfRecord).unwrap();
 //! assert_eq!(frame.len(), 100);
 //! assert_eq!(min_pad_frame_len(Framing::TfRecord), 37);
-//! let record = records(&frame, Framing::TfRecord, ReadOptions::default()).next().unwrap()?;
+//! // Readers skip pads by default; asked not to, they see a valid frame.
+//! assert!(records(&frame, Framing::TfRecord, ReadOptions::default()).next().is_none());
+//! let opts = ReadOptions::default().with_skip_pads(false);
+//! let record = records(&frame, Framing::TfRecord, opts).next().unwrap()?;
 //! assert!(is_pad(record.data));
 //! // To TensorFlow (and to this crate's views) it is an empty Example.
 //! let example = ExampleRef::parse(record.data, record.data_offset)?;
