@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use super::{decode_error, report, CmdResult, Failure, ReadArgs};
+use super::{decode_error, next_or_fail, report, CmdResult, Failure, ReadArgs};
 use crate::frame::ErrorPolicy;
 use crate::view::{
     DecodeOptions, ExampleRef, FeatureRef, FeaturesRef, Kind, OfRecordRef, PayloadKind,
@@ -187,14 +187,7 @@ pub(super) fn inspect(
     let options = DecodeOptions {
         strict: read.strict,
     };
-    while let Some(item) = source.next_record() {
-        let record = match item {
-            Ok(r) => r,
-            Err(e) => {
-                report(stderr, &e);
-                return Err(Failure::Data);
-            }
-        };
+    while let Some(record) = next_or_fail(&mut source, stderr)? {
         file_bytes += record.end - record.offset;
         if crate::index::is_pad(record.data) {
             pads.add(record.end - record.offset);

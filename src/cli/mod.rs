@@ -232,6 +232,22 @@ where
     code
 }
 
+/// The next record of a walk that stops at the first error: the error is
+/// printed and becomes [`Failure::Data`].
+pub(crate) fn next_or_fail<'s>(
+    source: &'s mut Source,
+    stderr: &mut dyn Write,
+) -> Result<Option<Record<'s>>, Failure> {
+    match source.next_record() {
+        None => Ok(None),
+        Some(Ok(record)) => Ok(Some(record)),
+        Some(Err(e)) => {
+            report(stderr, &e);
+            Err(Failure::Data)
+        }
+    }
+}
+
 /// Prints an error as SPEC §8 shows it.
 pub(crate) fn report(stderr: &mut dyn Write, e: &Error) {
     let _ = writeln!(stderr, "error{e}");
@@ -456,14 +472,7 @@ fn dump(
     );
     let mut text = String::new();
     let mut found = false;
-    while let Some(item) = source.next_record() {
-        let record = match item {
-            Ok(r) => r,
-            Err(e) => {
-                report(stderr, &e);
-                return Err(Failure::Data);
-            }
-        };
+    while let Some(record) = next_or_fail(&mut source, stderr)? {
         if only.is_some_and(|n| n != record.id) {
             continue;
         }

@@ -5,8 +5,8 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use super::{
-    decode_error, read_input, report, CmdResult, CompressionArg, Failure, FramingArg, PayloadArg,
-    ReadArgs, WriteArgs, EXIT_USAGE,
+    decode_error, next_or_fail, read_input, report, CmdResult, CompressionArg, Failure, FramingArg,
+    PayloadArg, ReadArgs, WriteArgs, EXIT_USAGE,
 };
 use crate::encode::{
     feature_from_view, rewrite_features, EncodeError, Feature, Message, RecordWriter, Rewrite,
@@ -447,14 +447,7 @@ pub(super) fn convert(
         .with_compression(compression_for(write.out_compression, output));
     let mut out = Output::open(output, options, stdout)?;
     let (mut bytes, mut scratch) = (Vec::new(), Vec::new());
-    while let Some(item) = source.next_record() {
-        let record = match item {
-            Ok(r) => r,
-            Err(e) => {
-                report(stderr, &e);
-                return Err(Failure::Data);
-            }
-        };
+    while let Some(record) = next_or_fail(&mut source, stderr)? {
         bytes.clear();
         match conv.run(record.data, record.data_offset, &mut bytes, &mut scratch) {
             Ok(()) => {}

@@ -129,16 +129,10 @@ fn packed_varints<T: crate::view::Element>(
     Ok(n)
 }
 
-fn packed_field_len(n: usize) -> usize {
-    if n == 0 {
-        0
-    } else {
-        len_field_len(1, n)
-    }
-}
-
-/// Length of the canonical list message of a borrowed list.
-fn list_len(list: &ListRef<'_>) -> Result<usize, DecodeError> {
+/// The one quantity that costs a pass over a borrowed list's values: the
+/// byte length of its packed run (numeric lists) or of its list message
+/// (bytes lists), as [`Feature`]'s owned encoder computes it.
+fn payload_len(list: &ListRef<'_>) -> Result<usize, DecodeError> {
     Ok(match list {
         ListRef::Bytes(l) => {
             let mut n = 0;
@@ -147,18 +141,45 @@ fn list_len(list: &ListRef<'_>) -> Result<usize, DecodeError> {
             }
             n
         }
-        ListRef::Float(l) => packed_field_len(l.len()? * 4),
-        ListRef::Double(l) => packed_field_len(l.len()? * 8),
-        ListRef::Int32(l) => packed_field_len(packed_varints(l, |x| x as i64 as u64)?),
-        ListRef::Int64(l) => packed_field_len(packed_varints(l, |x| x as u64)?),
+        ListRef::Float(l) => l.len()? * 4,
+        ListRef::Double(l) => l.len()? * 8,
+        ListRef::Int32(l) => packed_varints(l, |x| x as i64 as u64)?,
+        ListRef::Int64(l) => packed_varints(l, |x| x as u64)?,
     })
+}
+
+/// Length of the canonical list message, from [`payload_len`].
+fn list_len(list: &ListRef<'_>, payload: usize) -> usize {
+    match list {
+        ListRef::Bytes(_) => payload,
+        _ if payload == 0 => 0,
+        _ => len_field_len(1, payload),
+    }
+}
+
+/// Writes a fixed-width list's values: its one packed run as it stands when
+/// there is one (the wire bytes are already canonical), else value by value.
+fn put_fixed<T: crate::view::Element, B: BufMut>(
+    l: &NumList<'_, T>,
+    out: &mut B,
+    put: impl Fn(T, &mut B),
+) -> Result<(), DecodeError> {
+    match l.packed_bytes()? {
+        Some(raw) => out.put_slice(raw),
+        None => {
+            for v in l.iter() {
+                put(v?, out);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Exact length of the canonical encoding of a borrowed feature.
 pub fn feature_ref_encoded_len(f: FeatureRef<'_>) -> Result<usize, DecodeError> {
     Ok(match f.list()? {
         None => 0,
-        Some(l) => len_field_len(1, list_len(&l)?),
+        Some(l) => len_field_len(1, list_len(&l, payload_len(&l)?)),
     })
 }
 
@@ -182,7 +203,14 @@ pub fn encode_feature_ref<B: BufMut>(
             name: name.to_vec(),
             kind,
         })?;
-    put_tag_len(out, field, list_len(&list)?);
+    let payload = payload_len(&list)?;
+    put_tag_len(out, field, list_len(&list, payload));
+    if !matches!(list, ListRef::Bytes(_)) {
+        if payload == 0 {
+            return Ok(());
+        }
+        put_tag_len(out, 1, payload);
+    }
     match list {
         ListRef::Bytes(l) => {
             for b in l.iter() {
@@ -191,50 +219,16 @@ pub fn encode_feature_ref<B: BufMut>(
                 out.put_slice(b);
             }
         }
-        ListRef::Float(l) => {
-            let n = l.len()?;
-            if n > 0 {
-                put_tag_len(out, 1, n * 4);
-                match l.packed_bytes()? {
-                    Some(raw) => out.put_slice(raw),
-                    None => {
-                        for v in l.iter() {
-                            out.put_slice(&v?.to_le_bytes());
-                        }
-                    }
-                }
-            }
-        }
-        ListRef::Double(l) => {
-            let n = l.len()?;
-            if n > 0 {
-                put_tag_len(out, 1, n * 8);
-                match l.packed_bytes()? {
-                    Some(raw) => out.put_slice(raw),
-                    None => {
-                        for v in l.iter() {
-                            out.put_slice(&v?.to_le_bytes());
-                        }
-                    }
-                }
-            }
-        }
+        ListRef::Float(l) => put_fixed(&l, out, |v, o| o.put_slice(&v.to_le_bytes()))?,
+        ListRef::Double(l) => put_fixed(&l, out, |v, o| o.put_slice(&v.to_le_bytes()))?,
         ListRef::Int32(l) => {
-            let n = packed_varints(&l, |x| x as i64 as u64)?;
-            if n > 0 {
-                put_tag_len(out, 1, n);
-                for v in l.iter() {
-                    put_varint(v? as i64 as u64, out);
-                }
+            for v in l.iter() {
+                put_varint(v? as i64 as u64, out);
             }
         }
         ListRef::Int64(l) => {
-            let n = packed_varints(&l, |x| x as u64)?;
-            if n > 0 {
-                put_tag_len(out, 1, n);
-                for v in l.iter() {
-                    put_varint(v? as u64, out);
-                }
+            for v in l.iter() {
+                put_varint(v? as u64, out);
             }
         }
     }

@@ -371,9 +371,12 @@ impl Walker {
     pub(crate) fn step(&mut self, buf: &[u8], base: u64, eof: bool) -> Step {
         // Pad frames (SPEC §7) are skipped here, in a loop rather than by
         // recursion so that a run of pads cannot exhaust the stack.
+        // `step_frame` gives a skipped pad no id, which is how it is told
+        // apart from a record here without looking at its bytes again.
         loop {
+            let id = self.next_id;
             match self.step_frame(buf, base, eof) {
-                Step::Record(found) if self.opts.skip_pads && is_pad_at(buf, &found) => continue,
+                Step::Record(_) if self.next_id == id => continue,
                 step => return step,
             }
         }
@@ -544,12 +547,6 @@ impl Walker {
 fn window_index(at: u64, base: u64, len: usize) -> Option<usize> {
     let rel = usize::try_from(at.checked_sub(base)?).ok()?;
     (rel <= len).then_some(rel)
-}
-
-/// Whether the frame `found` (inside `buf`) is a pad frame.
-fn is_pad_at(buf: &[u8], found: &Found) -> bool {
-    buf.get(found.data.clone())
-        .is_some_and(crate::index::is_pad)
 }
 
 #[cfg(test)]
