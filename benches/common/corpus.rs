@@ -1,0 +1,195 @@
+//! The two benchmark corpora, generated reproducibly from a fixed seed: the
+//! same bytes on every machine and every run, shared by the criterion
+//! benches and `examples/gen_corpus.rs` (which writes them to files for
+//! `recordwire bench` and the TensorFlow script).
+//!
+//! - BERT-like: `input_ids`, `input_mask`, `segment_ids` (128 int64 each),
+//!   `masked_lm_positions`, `masked_lm_ids` (20 int64 each),
+//!   `masked_lm_weights` (20 floats), `next_sentence_labels` (1 int64):
+//!   445 values per record, about 900 bytes.
+//! - ImageNet-like: `image/encoded` (100 000 random bytes) plus 12 small
+//!   features (format, label, size, four bbox float lists, filename, synset,
+//!   bbox labels): 27 values per record.
+//!
+//! The encoding is written out field by field here (not with the crate's
+//! encoder), so the benchmarks do not depend on the code they measure.
+
+#![allow(dead_code)]
+
+use recordwire::frame::write_tfrecord_frame;
+use recordwire::wire::encode_varint;
+
+/// A deterministic xorshift generator, so the corpus is the same every run.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The seed every corpus starts from.
+    pub const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    /// The next 64 pseudo-random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn len_field(out: &mut Vec<u8>, field: u32, body: &[u8]) {
+    encode_varint(((field as u64) << 3) | 2, out);
+    encode_varint(body.len() as u64, out);
+    out.extend_from_slice(body);
+}
+
+/// One feature's values.
+pub enum V {
+    /// A BytesList.
+    Bytes(Vec<Vec<u8>>),
+    /// A FloatList (packed).
+    Float(Vec<f32>),
+    /// An Int64List (packed).
+    Int(Vec<i64>),
+}
+
+/// A serialized tf.Example with these features, in this order.
+pub fn example(features: &[(&str, V)]) -> Vec<u8> {
+    let mut map = Vec::new();
+    for (name, v) in features {
+        let (field, list) = match v {
+            V::Bytes(b) => {
+                let mut l = Vec::new();
+                for x in b {
+                    len_field(&mut l, 1, x);
+                }
+                (1, l)
+            }
+            V::Float(f) => {
+                let mut packed = Vec::new();
+                for x in f {
+                    packed.extend_from_slice(&x.to_le_bytes());
+                }
+                let mut l = Vec::new();
+                len_field(&mut l, 1, &packed);
+                (2, l)
+            }
+            V::Int(i) => {
+                let mut packed = Vec::new();
+                for &x in i {
+                    encode_varint(x as u64, &mut packed);
+                }
+                let mut l = Vec::new();
+                len_field(&mut l, 1, &packed);
+                (3, l)
+            }
+        };
+        let mut feature = Vec::new();
+        len_field(&mut feature, field, &list);
+        let mut entry = Vec::new();
+        len_field(&mut entry, 1, name.as_bytes());
+        len_field(&mut entry, 2, &feature);
+        len_field(&mut map, 1, &entry);
+    }
+    let mut ex = Vec::new();
+    len_field(&mut ex, 1, &map);
+    ex
+}
+
+/// Values per BERT-like record.
+pub const BERT_VALUES: usize = 445;
+/// Values per image-like record.
+pub const IMAGE_VALUES: usize = 27;
+
+/// One BERT-like tf.Example.
+pub fn bert(rng: &mut Rng) -> Vec<u8> {
+    let ids = |rng: &mut Rng, n: usize, m: u64| (0..n).map(|_| (rng.next() % m) as i64).collect();
+    example(&[
+        ("input_ids", V::Int(ids(rng, 128, 30522))),
+        ("input_mask", V::Int(ids(rng, 128, 2))),
+        ("segment_ids", V::Int(ids(rng, 128, 2))),
+        ("masked_lm_positions", V::Int(ids(rng, 20, 128))),
+        ("masked_lm_ids", V::Int(ids(rng, 20, 30522))),
+        (
+            "masked_lm_weights",
+            V::Float((0..20).map(|i| (i % 2) as f32).collect()),
+        ),
+        ("next_sentence_labels", V::Int(ids(rng, 1, 2))),
+    ])
+}
+
+/// One ImageNet-like tf.Example.
+pub fn image(rng: &mut Rng) -> Vec<u8> {
+    let img: Vec<u8> = (0..100_000).map(|_| rng.next() as u8).collect();
+    let mut f: Vec<(&str, V)> = vec![
+        ("image/encoded", V::Bytes(vec![img])),
+        ("image/format", V::Bytes(vec![b"jpeg".to_vec()])),
+        (
+            "image/class/label",
+            V::Int(vec![(rng.next() % 1000) as i64]),
+        ),
+        ("image/height", V::Int(vec![224])),
+        ("image/width", V::Int(vec![224])),
+    ];
+    for name in [
+        "image/object/bbox/xmin",
+        "image/object/bbox/xmax",
+        "image/object/bbox/ymin",
+        "image/object/bbox/ymax",
+    ] {
+        let v = (0..4)
+            .map(|_| (rng.next() % 1000) as f32 / 1000.0)
+            .collect();
+        f.push((name, V::Float(v)));
+    }
+    f.push((
+        "image/filename",
+        V::Bytes(vec![b"n01440764_10026.JPEG".to_vec()]),
+    ));
+    f.push(("image/synset", V::Bytes(vec![b"n01440764".to_vec()])));
+    f.push(("image/object/bbox/label", V::Int(vec![1, 2, 3, 4])));
+    example(&f)
+}
+
+/// A corpus: its name, record count and generator.
+pub struct Corpus {
+    /// `bert` or `image`.
+    pub name: &'static str,
+    /// Records in the in-memory benchmark file.
+    pub records: usize,
+    /// Values per record (for the count assertions).
+    pub values_per_record: usize,
+    /// Makes one record.
+    pub make: fn(&mut Rng) -> Vec<u8>,
+}
+
+/// Both corpora, at the sizes the benches use (about 18 MB and 20 MB).
+pub const CORPORA: [Corpus; 2] = [
+    Corpus {
+        name: "bert",
+        records: 20_000,
+        values_per_record: BERT_VALUES,
+        make: bert,
+    },
+    Corpus {
+        name: "image",
+        records: 200,
+        values_per_record: IMAGE_VALUES,
+        make: image,
+    },
+];
+
+impl Corpus {
+    /// The payloads of `n` records.
+    pub fn payloads(&self, n: usize) -> Vec<Vec<u8>> {
+        let mut rng = Rng(Rng::SEED);
+        (0..n).map(|_| (self.make)(&mut rng)).collect()
+    }
+
+    /// A TFRecord file (both CRCs) of `n` records.
+    pub fn file(&self, n: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in self.payloads(n) {
+            write_tfrecord_frame(&mut out, &p);
+        }
+        out
+    }
+}
