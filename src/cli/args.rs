@@ -294,6 +294,30 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure read throughput and random-access latency percentiles on this machine.
+    #[command(after_long_help = super::bench::HELP)]
+    Bench {
+        /// Record file (a regular file: it is read several times).
+        file: PathBuf,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
+        /// Index to use (native or dali); default: the current sidecar, else built in memory.
+        #[arg(long)]
+        index: Option<PathBuf>,
+        /// Timed sequential passes (the median and the best are reported).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        passes: u32,
+        /// Random accesses to time, one by one (0: none).
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+        samples: u64,
+        /// Seed of the random record ids and offsets.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print the results as one JSON object (keys in `--help`).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Output options of the commands that write record files.

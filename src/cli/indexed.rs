@@ -14,7 +14,7 @@ fn fatal(e: Error) -> Failure {
 }
 
 /// A data error (printed, exit 1) or an unopenable input (exit 2).
-fn data_or_fatal(e: Error, stderr: &mut dyn Write) -> Failure {
+pub(super) fn data_or_fatal(e: Error, stderr: &mut dyn Write) -> Failure {
     match e.kind() {
         crate::ErrorKind::Io { .. } => fatal(e),
         _ => {
@@ -47,7 +47,11 @@ fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, Error
 
 /// Opens `path` with its index: `--index` when given, else the current
 /// sidecar, else one built in memory.
-fn open_shard(path: &Path, read: &ReadArgs, index: Option<&Path>) -> Result<Shard, Error> {
+pub(super) fn open_shard(
+    path: &Path,
+    read: &ReadArgs,
+    index: Option<&Path>,
+) -> Result<Shard, Error> {
     let options: OpenOptions = read.open_options(ErrorPolicy::Fail);
     match index {
         None => Shard::open(path, &options),

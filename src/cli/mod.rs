@@ -7,6 +7,7 @@
 //! `error[kind]: file: record N at byte O: details`.
 
 mod args;
+mod bench;
 mod indexed;
 mod inspect;
 mod write;
@@ -214,6 +215,27 @@ where
         Command::Inspect { file, read, json } => {
             inspect::inspect(&file, &read, json, stdout, stderr)
         }
+        Command::Bench {
+            file,
+            read,
+            index,
+            passes,
+            samples,
+            seed,
+            json,
+        } => bench::bench(
+            &file,
+            &read,
+            &bench::BenchOptions {
+                index: index.as_deref(),
+                passes,
+                samples,
+                seed,
+                json,
+            },
+            stdout,
+            stderr,
+        ),
     };
     let code = match result {
         Ok(()) => EXIT_OK,
