@@ -145,29 +145,8 @@ fn check_fixed<T: Element>(bytes: &[u8], tag_offset: u64) -> Result<usize, Decod
 /// Counts the varints of a packed run, checking each is complete and at most 10 bytes.
 #[inline]
 pub(crate) fn count_varints(bytes: &[u8], base: u64) -> Result<usize, DecodeError> {
-    let mut n = 0;
-    let mut run = 0usize;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b < 0x80 {
-            n += 1;
-            run = 0;
-        } else {
-            run += 1;
-            if run == 10 {
-                return Err(DecodeError::new(
-                    base + (i + 1 - run) as u64,
-                    DecodeReason::VarintTooLong,
-                ));
-            }
-        }
-    }
-    if run != 0 {
-        return Err(DecodeError::new(
-            base + (bytes.len() - run) as u64,
-            DecodeReason::Truncated,
-        ));
-    }
-    Ok(n)
+    crate::wire::count_packed_varints(bytes)
+        .map_err(|(at, reason)| DecodeError::new(base + at as u64, reason))
 }
 
 impl<'a, T: Element> NumList<'a, T> {

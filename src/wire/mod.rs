@@ -24,7 +24,7 @@
 
 mod varint;
 
-pub(crate) use varint::for_each_packed_varint;
+pub(crate) use varint::{count_packed_varints, for_each_packed_varint};
 pub use varint::{decode_varint, encode_varint, encoded_len_varint, put_varint};
 
 use crate::error::{DecodeError, DecodeReason};
