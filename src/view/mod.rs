@@ -228,23 +228,58 @@ impl<'a> FeatureRef<'a> {
     /// several times in a row (with no other member between), its lists are
     /// merged (concatenated).
     pub fn list(&self) -> Result<Option<ListRef<'a>>, DecodeError> {
-        let mut current: Option<(u32, Kind, u64)> = None;
+        /// The winning member so far.
+        struct Member<'a> {
+            field: u32,
+            kind: Kind,
+            /// Tag offset of the first occurrence of its run.
+            start: u64,
+            /// Occurrences in the run.
+            run: u32,
+            /// Payload of the last occurrence and its offset.
+            payload: &'a [u8],
+            at: u64,
+        }
+        let mut current: Option<Member<'a>> = None;
         for f in self.msg.fields() {
             let f = f?;
-            if !matches!(f.value, Value::Len(_)) {
+            let Value::Len(payload) = f.value else {
                 continue;
-            }
+            };
             if let Some(kind) = self.schema.kind_of(f.number) {
-                match current {
-                    Some((n, _, _)) if n == f.number => {}
-                    _ => current = Some((f.number, kind, f.offset)),
+                match &mut current {
+                    Some(m) if m.field == f.number => {
+                        m.run += 1;
+                        (m.payload, m.at) = (payload, f.value_offset);
+                    }
+                    _ => {
+                        current = Some(Member {
+                            field: f.number,
+                            kind,
+                            start: f.offset,
+                            run: 1,
+                            payload,
+                            at: f.value_offset,
+                        })
+                    }
                 }
             }
         }
-        Ok(
-            current
-                .map(|(n, kind, start)| ListRef::new(kind, self.msg.child(n).skip_before(start))),
-        )
+        let depth = self.msg.depth();
+        Ok(current.map(|m| {
+            let (n, kind, start, run, payload, at) =
+                (m.field, m.kind, m.start, m.run, m.payload, m.at);
+            // One occurrence: the list is that payload (every field of the
+            // feature was read above, so no error is skipped). Otherwise,
+            // or where the merged path would report the depth limit, the
+            // concatenation of the run.
+            let list = if run == 1 && depth < MAX_DEPTH {
+                Logical::root(payload, at, depth + 1)
+            } else {
+                self.msg.child(n).skip_before(start)
+            };
+            ListRef::new(kind, list)
+        }))
     }
 
     /// The kind of the feature, or `None` when no list is set.
@@ -379,17 +414,44 @@ impl<'a> Entry<'a> {
 }
 
 /// Parses one map entry: last key wins, value fields merge.
-fn parse_entry(body: &[u8], base: u64, depth: u32) -> Result<(&[u8], u64), DecodeError> {
+///
+/// Returns the key, its offset, and the value as a logical message: when the
+/// value field occurs exactly once (the usual case) that is its payload
+/// itself, so reading the value does not walk the entry again; otherwise the
+/// concatenation of the value fields. Every field of the entry has been read
+/// here, so errors anywhere in it come out now, as before.
+fn parse_entry(
+    body: &[u8],
+    base: u64,
+    depth: u32,
+) -> Result<(&[u8], u64, Logical<'_>), DecodeError> {
     let mut key: &[u8] = &[];
     let mut key_offset = base;
+    let mut values = 0u32;
+    let mut single = Logical::root(&[], base, depth + 1);
     for f in FieldReader::new(body, base, depth) {
         let f = f?;
-        if let (1, Value::Len(k)) = (f.number, f.value) {
-            key = k;
-            key_offset = f.value_offset;
+        match (f.number, f.value) {
+            (1, Value::Len(k)) => {
+                key = k;
+                key_offset = f.value_offset;
+            }
+            (2, Value::Len(v)) => {
+                values += 1;
+                single = Logical::root(v, f.value_offset, depth + 1);
+            }
+            _ => {}
         }
     }
-    Ok((key, key_offset))
+    // The depth check the merged path does when it descends (see
+    // `LogicalFields`): keep that path when it would fail, so the error
+    // comes out where it always did.
+    let value = if values == 1 && depth < MAX_DEPTH {
+        single
+    } else {
+        Logical::root(body, base, depth).child(2)
+    };
+    Ok((key, key_offset, value))
 }
 
 /// A borrowed map from names to values (a logical message of entries).
@@ -421,9 +483,7 @@ impl<'a> MapRef<'a> {
     /// Entries whose key does not appear again later (the effective map, in
     /// the order of each key's last entry).
     fn effective(&self) -> Effective<'a> {
-        Effective {
-            entries: self.entries(),
-        }
+        Effective::new(self.entries())
     }
 }
 
@@ -447,12 +507,12 @@ impl<'a> Iterator for Entries<'a> {
                 continue;
             };
             let r = nested_depth(self.depth, f.value_offset).and_then(|d| {
-                let (name, name_offset) = parse_entry(body, f.value_offset, d)?;
+                let (name, name_offset, value) = parse_entry(body, f.value_offset, d)?;
                 Ok(Entry {
                     name,
                     offset: f.offset,
                     name_offset,
-                    value: Logical::root(body, f.value_offset, d).child(2),
+                    value,
                 })
             });
             if r.is_err() {
@@ -464,16 +524,61 @@ impl<'a> Iterator for Entries<'a> {
     }
 }
 
+const MARKED_ENTRIES: usize = 64;
+
 /// Iterator over the effective entries of a map (see [`FeaturesRef::iter`]).
+///
+/// On the first call it walks the entries once, keeping their names on the
+/// stack, and marks each entry that a later one with the same name replaces;
+/// then it walks them again, skipping the marked ones: two passes and at most
+/// n(n-1)/2 name comparisons, mostly settled by the lengths. Maps of more
+/// than [`Effective::MARKED`] entries, and maps with a damaged entry (so the
+/// error comes out where it always did), fall back to scanning the later
+/// entries for each entry.
 #[derive(Clone, Debug)]
 pub struct Effective<'a> {
     entries: Entries<'a>,
+    /// Bit i: entry i is replaced by a later one. `None` before the first
+    /// call (`started == false`) or when falling back to the scan.
+    replaced: Option<u64>,
+    started: bool,
+    position: u32,
 }
 
-impl<'a> Iterator for Effective<'a> {
-    type Item = Result<Entry<'a>, DecodeError>;
+impl<'a> Effective<'a> {
+    /// The most entries whose duplicates are found in one pass.
+    pub const MARKED: usize = MARKED_ENTRIES;
 
-    fn next(&mut self) -> Option<Self::Item> {
+    fn new(entries: Entries<'a>) -> Self {
+        Effective {
+            entries,
+            replaced: None,
+            started: false,
+            position: 0,
+        }
+    }
+
+    /// Marks the entries that a later entry with the same name replaces.
+    fn mark_replaced(&self) -> Option<u64> {
+        let mut names: [&[u8]; MARKED_ENTRIES] = [&[]; MARKED_ENTRIES];
+        let mut n = 0;
+        for e in self.entries.clone() {
+            let e = e.ok()?;
+            *names.get_mut(n)? = e.name;
+            n += 1;
+        }
+        let names = &names[..n];
+        let mut replaced = 0u64;
+        for (i, a) in names.iter().enumerate() {
+            if names[i + 1..].iter().any(|b| a == b) {
+                replaced |= 1 << i;
+            }
+        }
+        Some(replaced)
+    }
+
+    /// The fallback: an entry is effective when no later entry has its name.
+    fn next_by_scan(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
         loop {
             let e = match self.entries.next()? {
                 Ok(e) => e,
@@ -493,6 +598,30 @@ impl<'a> Iterator for Effective<'a> {
             }
             if !replaced {
                 return Some(Ok(e));
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Effective<'a> {
+    type Item = Result<Entry<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.started {
+            self.started = true;
+            self.replaced = self.mark_replaced();
+        }
+        let Some(replaced) = self.replaced else {
+            return self.next_by_scan();
+        };
+        loop {
+            let e = self.entries.next()?;
+            let position = self.position;
+            self.position += 1;
+            match e {
+                Err(e) => return Some(Err(e)),
+                Ok(e) if replaced >> position & 1 == 0 => return Some(Ok(e)),
+                Ok(_) => {}
             }
         }
     }
@@ -544,9 +673,10 @@ impl<'a> FeaturesRef<'a> {
     }
 
     /// The effective features: each name once, with its last entry, in the
-    /// order of those last entries. Finding duplicates costs a scan of the
-    /// later entries' keys for each entry (quadratic in the number of
-    /// features, with no allocation); use [`get`](Self::get) for lookups.
+    /// order of those last entries. Finding duplicates costs one extra walk
+    /// of the entries and a comparison of their names (no allocation; maps
+    /// of more than 64 entries scan the later entries for each entry); use
+    /// [`get`](Self::get) for lookups.
     pub fn iter(&self) -> impl Iterator<Item = Result<NamedFeature<'a>, DecodeError>> + 'a {
         let schema = self.schema;
         self.map.effective().map(move |e| {

@@ -315,3 +315,42 @@ fn mixed_packing_is_reported_in_strict_mode() {
     let e = ExampleRef::parse_with(&ex.0, 0, DecodeOptions { strict: true }).unwrap_err();
     assert_eq!(e.reason, DecodeReason::MixedPacking);
 }
+
+/// The effective map against a naive "last entry wins, in the order of the
+/// last entries", for small maps (one marking pass) and for maps past
+/// `Effective::MARKED` entries (the scan fallback), with duplicates.
+#[test]
+fn effective_entries_small_and_large_maps() {
+    for (count, modulus) in [(7usize, 5usize), (12, 12), (64, 40), (65, 65), (200, 77)] {
+        let mut map = M::new();
+        let mut wire: Vec<(String, i64)> = Vec::new();
+        for i in 0..count {
+            // Duplicate names come from i % modulus; lengths vary so both
+            // the length check and the byte comparison decide.
+            let name = format!("f{}{}", i % modulus, "x".repeat(i % 3));
+            map = map.msg(1, entry(&name, feature_int64(&[i as i64])));
+            wire.push((name, i as i64));
+        }
+        let expected: Vec<(String, i64)> = wire
+            .iter()
+            .enumerate()
+            .filter(|(i, (n, _))| !wire[i + 1..].iter().any(|(m, _)| m == n))
+            .map(|(_, e)| e.clone())
+            .collect();
+        let ex = M::new().msg(1, map);
+        let ex = ExampleRef::parse(&ex.0, 0).unwrap();
+        let got: Vec<(String, i64)> = ex
+            .features()
+            .iter()
+            .map(|f| {
+                let f = f.unwrap();
+                (
+                    String::from_utf8(f.name().to_vec()).unwrap(),
+                    ints(f.feature)[0],
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{count} entries, names mod {modulus}");
+        assert_eq!(ex.features().len().unwrap(), expected.len());
+    }
+}
