@@ -40,10 +40,77 @@ pub fn masked_crc32c(data: &[u8]) -> u32 {
     mask(crc32c::crc32c(data))
 }
 
+/// CRC32C (reflected polynomial 0x82f63b78) tables for slicing by 8: table
+/// `k` advances a byte through `k` further zero bytes. Built at compile time.
+const SLICE8: [[u32; 256]; 8] = {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 {
+                (c >> 1) ^ 0x82f6_3b78
+            } else {
+                c >> 1
+            };
+            k += 1;
+        }
+        t[0][i] = c;
+        i += 1;
+    }
+    let mut k = 1;
+    while k < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let prev = t[k - 1][i];
+            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// The masked CRC32C of one 8-byte word (a TFRecord length), inline: eight
+/// lookups in an 8 KiB table and no call, which for 8 bytes beats the
+/// general routine's dispatch, alignment split and loops. Equal to
+/// [`masked_crc32c`] of the same bytes (tested).
+#[inline(always)]
+pub fn masked_crc32c_u64(bytes: [u8; 8]) -> u32 {
+    let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) ^ !0;
+    let crc = SLICE8[7][(lo & 0xff) as usize]
+        ^ SLICE8[6][((lo >> 8) & 0xff) as usize]
+        ^ SLICE8[5][((lo >> 16) & 0xff) as usize]
+        ^ SLICE8[4][(lo >> 24) as usize]
+        ^ SLICE8[3][bytes[4] as usize]
+        ^ SLICE8[2][bytes[5] as usize]
+        ^ SLICE8[1][bytes[6] as usize]
+        ^ SLICE8[0][bytes[7] as usize];
+    mask(!crc)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slice8_matches_the_crate_on_words() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut words = vec![0u64, 1, u64::MAX, 0x8000_0000_0000_0000, 0xff];
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            words.push(x);
+            words.push(x & 0xffff);
+        }
+        for w in words {
+            let b = w.to_le_bytes();
+            assert_eq!(masked_crc32c_u64(b), masked_crc32c(&b), "{w:#x}");
+        }
+    }
 
     #[test]
     fn crc32c_check_value() {

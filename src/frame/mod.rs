@@ -54,7 +54,7 @@ pub use build::{
     file_of, ofrecord_frame, tfrecord_frame, write_frame, write_ofrecord_frame,
     write_tfrecord_frame,
 };
-pub use crc::{mask, masked_crc32c, unmask, MASK_DELTA};
+pub use crc::{mask, masked_crc32c, masked_crc32c_u64, unmask, MASK_DELTA};
 pub use options::{ErrorPolicy, ReadOptions};
 pub use parse::{
     detect, find_tfrecord_header, is_tfrecord_header, parse_frame, parse_header, Detected, Frame,

@@ -10,7 +10,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::crc::masked_crc32c;
+use super::crc::{masked_crc32c, masked_crc32c_u64};
 use super::{ParseNameError, ReadOptions};
 use crate::error::ErrorKind;
 
@@ -144,7 +144,7 @@ pub fn detect(prefix: &[u8]) -> Detected {
 #[inline]
 pub fn is_tfrecord_header(header: &[u8; TFRECORD_HEADER_LEN]) -> bool {
     let (length, stored) = split_tfrecord_header(header);
-    masked_crc32c(&length) == u32::from_le_bytes(stored)
+    masked_crc32c_u64(length) == u32::from_le_bytes(stored)
 }
 
 /// The first position `i` at which `buf[i..i + 12]` is a TFRecord header with a
@@ -373,7 +373,7 @@ pub fn parse_header(
             let (length, stored) = split_tfrecord_header(header);
             if check_length_crc {
                 let stored = u32::from_le_bytes(stored);
-                let computed = masked_crc32c(&length);
+                let computed = masked_crc32c_u64(length);
                 if stored != computed {
                     return Err(FrameError::LengthCrcMismatch { stored, computed });
                 }
@@ -444,6 +444,13 @@ pub fn parse_frame<'a>(
     let (data, footer) = rest.split_at(data_len);
     // `after_header <= rest.len() == buf.len() - header_len`, so this cannot overflow.
     let len = header_len + after_header;
+    // Read the next frame's first byte now, so that its cache line is on its
+    // way while the data CRC runs: each header depends on the one before, so
+    // small records otherwise wait for memory once per frame. (A plain load
+    // kept by `black_box`: a prefetch instruction needs `unsafe`.)
+    if let Some(&next) = buf.get(len) {
+        std::hint::black_box(next);
+    }
     if framing == Framing::TfRecord && opts.check_data_crc {
         if let Some(&stored) = footer.first_chunk::<TFRECORD_FOOTER_LEN>() {
             let stored = u32::from_le_bytes(stored);
