@@ -1,164 +1,189 @@
-//! Read-path throughput: framing with both CRCs, `ExampleRef::parse`, and a
-//! visit of every value of every feature into caller-owned buffers, over
-//! generated TFRecord files of tf.Examples (BERT-like and image-like), beside
-//! the memory-bandwidth floor (summing the same bytes).
+//! Read-path throughput of recordwire beside its peers, in one run, over the
+//! two seeded corpora of `benches/common/corpus.rs` (BERT-like and
+//! ImageNet-like tf.Examples in TFRecord files held in memory).
 //!
-//! Run: `cargo bench --bench read`. Each benchmark asserts the count of what
-//! it decoded, so one that stops working fails instead of getting faster.
+//! Groups, per corpus (`bert/...`, `image/...`):
+//! - `framing`: frames with both CRCs checked — recordwire, the `tfrecord`
+//!   crate (`check_integrity: true`), and two floors over the same bytes:
+//!   `crc32c` (one CRC32C pass) and `memory` (summing every byte);
+//! - `decode`: framing with both CRCs, then every value of every feature into
+//!   caller-owned buffers — recordwire (`ExampleRef::parse`, validated as
+//!   Google's parser does), prost owned and with `Bytes` fields, quick-protobuf
+//!   (borrowed, as `pb-rs` generates), the `tfrecord` crate; peers decode
+//!   payloads framed by recordwire's framing, except the `tfrecord` crate,
+//!   which frames itself;
+//! - `lookup2`: framing with CRCs, then two features by name with their values
+//!   (recordwire lazily, the peers by decoding the whole message);
+//! - `get`: random access to 1 000 pseudo-random ids through the index, with
+//!   the frame CRC and one feature lookup, beside one random 64-byte read of
+//!   the same bytes per id.
+//!
+//! Run: `cargo bench --bench read`; `python3 benches/report.py` then prints
+//! the table of medians and ratios that BENCHMARKS.md quotes. Every benchmark
+//! asserts the count of what it decoded, so one that stops working fails
+//! instead of getting faster.
 
 // criterion's macros generate undocumented functions.
 #![allow(missing_docs)]
 
+#[path = "common/corpus.rs"]
+mod corpus;
+#[path = "common/peers.rs"]
+mod peers;
+
+use bytes::Bytes;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use recordwire::frame::{records, write_tfrecord_frame, Framing, ReadOptions};
-use recordwire::view::{ExampleRef, ListRef};
-use recordwire::wire::encode_varint;
+use prost::Message;
+use recordwire::frame::{records, Framing, ReadOptions, Record};
+use recordwire::index::Index;
+use recordwire::view::{ExampleRef, FeatureRef, ListRef};
+use std::io::Cursor;
 
-/// A deterministic xorshift generator, so the corpus is the same every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
+fn frames(buf: &[u8]) -> impl Iterator<Item = Record<'_>> {
+    records(buf, Framing::TfRecord, ReadOptions::default()).map(|r| r.expect("valid frame"))
+}
+
+/// Caller-owned buffers every decoder copies numeric values into.
+struct Sink {
+    ints: Vec<i64>,
+    floats: Vec<f32>,
+}
+
+impl Sink {
+    fn new() -> Self {
+        Sink {
+            ints: vec![0; 4096],
+            floats: vec![0.0; 4096],
+        }
     }
-}
+    fn ints(&mut self, v: &[i64]) -> usize {
+        self.ints[..v.len()].copy_from_slice(v);
+        v.len()
+    }
+    fn floats(&mut self, v: &[f32]) -> usize {
+        self.floats[..v.len()].copy_from_slice(v);
+        v.len()
+    }
+    fn bytes<B: AsRef<[u8]>>(&mut self, v: &[B]) -> usize {
+        for b in v {
+            black_box(b.as_ref());
+        }
+        v.len()
+    }
 
-fn len_field(out: &mut Vec<u8>, field: u32, body: &[u8]) {
-    encode_varint(((field as u64) << 3) | 2, out);
-    encode_varint(body.len() as u64, out);
-    out.extend_from_slice(body);
-}
-
-enum V {
-    Bytes(Vec<Vec<u8>>),
-    Float(Vec<f32>),
-    Int(Vec<i64>),
-}
-
-fn example(features: &[(&str, V)]) -> Vec<u8> {
-    let mut map = Vec::new();
-    for (name, v) in features {
-        let (field, list) = match v {
-            V::Bytes(b) => {
-                let mut l = Vec::new();
-                for x in b {
-                    len_field(&mut l, 1, x);
+    /// Every value of one recordwire feature.
+    fn feature(&mut self, f: &FeatureRef<'_>) -> usize {
+        match f.list().expect("valid list") {
+            Some(ListRef::Int64(l)) => l.copy_to_slice(&mut self.ints).expect("ints"),
+            Some(ListRef::Float(l)) => l.copy_to_slice(&mut self.floats).expect("floats"),
+            Some(ListRef::Bytes(l)) => {
+                let mut n = 0;
+                for b in l.iter() {
+                    black_box(b.expect("bytes"));
+                    n += 1;
                 }
-                (1, l)
+                n
             }
-            V::Float(f) => {
-                let mut packed = Vec::new();
-                for x in f {
-                    packed.extend_from_slice(&x.to_le_bytes());
-                }
-                let mut l = Vec::new();
-                len_field(&mut l, 1, &packed);
-                (2, l)
-            }
-            V::Int(i) => {
-                let mut packed = Vec::new();
-                for &x in i {
-                    encode_varint(x as u64, &mut packed);
-                }
-                let mut l = Vec::new();
-                len_field(&mut l, 1, &packed);
-                (3, l)
-            }
-        };
-        let mut feature = Vec::new();
-        len_field(&mut feature, field, &list);
-        let mut entry = Vec::new();
-        len_field(&mut entry, 1, name.as_bytes());
-        len_field(&mut entry, 2, &feature);
-        len_field(&mut map, 1, &entry);
+            Some(_) | None => 0,
+        }
     }
-    let mut ex = Vec::new();
-    len_field(&mut ex, 1, &map);
-    ex
 }
 
-fn bert(rng: &mut Rng) -> Vec<u8> {
-    let ids = |rng: &mut Rng, n: usize, m: u64| (0..n).map(|_| (rng.next() % m) as i64).collect();
-    example(&[
-        ("input_ids", V::Int(ids(rng, 128, 30522))),
-        ("input_mask", V::Int(ids(rng, 128, 2))),
-        ("segment_ids", V::Int(ids(rng, 128, 2))),
-        ("masked_lm_positions", V::Int(ids(rng, 20, 128))),
-        ("masked_lm_ids", V::Int(ids(rng, 20, 30522))),
-        (
-            "masked_lm_weights",
-            V::Float((0..20).map(|i| (i % 2) as f32).collect()),
-        ),
-        ("next_sentence_labels", V::Int(ids(rng, 1, 2))),
-    ])
-}
-
-fn image(rng: &mut Rng) -> Vec<u8> {
-    let img: Vec<u8> = (0..100_000).map(|_| rng.next() as u8).collect();
-    let mut f: Vec<(&str, V)> = vec![
-        ("image/encoded", V::Bytes(vec![img])),
-        ("image/format", V::Bytes(vec![b"jpeg".to_vec()])),
-        (
-            "image/class/label",
-            V::Int(vec![(rng.next() % 1000) as i64]),
-        ),
-        ("image/height", V::Int(vec![224])),
-        ("image/width", V::Int(vec![224])),
-    ];
-    for name in ["xmin", "xmax", "ymin", "ymax"] {
-        let v = (0..4)
-            .map(|_| (rng.next() % 1000) as f32 / 1000.0)
-            .collect();
-        f.push((
-            match name {
-                "xmin" => "image/object/bbox/xmin",
-                "xmax" => "image/object/bbox/xmax",
-                "ymin" => "image/object/bbox/ymin",
-                _ => "image/object/bbox/ymax",
-            },
-            V::Float(v),
-        ));
-    }
-    f.push((
-        "image/filename",
-        V::Bytes(vec![b"n01440764_10026.JPEG".to_vec()]),
-    ));
-    f.push(("image/synset", V::Bytes(vec![b"n01440764".to_vec()])));
-    f.push(("image/object/bbox/label", V::Int(vec![1, 2, 3, 4])));
-    example(&f)
-}
-
-fn file(n: usize, make: fn(&mut Rng) -> Vec<u8>) -> Vec<u8> {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut out = Vec::new();
-    for _ in 0..n {
-        write_tfrecord_frame(&mut out, &make(&mut rng));
-    }
-    out
-}
-
-/// Frames with both CRCs, parses each Example, visits every value into
-/// caller-owned buffers. Returns (records, values) for the count assertion.
-fn read_all(buf: &[u8], ints: &mut [i64], floats: &mut [f32]) -> (usize, usize) {
+/// recordwire: frames, `parse`, every value. Returns (records, values).
+fn recordwire_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
     let (mut n, mut values) = (0, 0);
-    for r in records(buf, Framing::TfRecord, ReadOptions::default()) {
-        let r = r.expect("valid frame");
+    for r in frames(buf) {
         let ex = ExampleRef::parse(r.data, r.data_offset).expect("valid example");
         for f in ex.features().iter() {
-            let f = f.expect("valid feature");
-            match f.feature.list().expect("valid list") {
-                Some(ListRef::Int64(l)) => values += l.copy_to_slice(ints).expect("ints"),
-                Some(ListRef::Float(l)) => values += l.copy_to_slice(floats).expect("floats"),
-                Some(ListRef::Bytes(l)) => {
-                    for b in l.iter() {
-                        black_box(b.expect("bytes"));
-                        values += 1;
-                    }
-                }
-                Some(_) | None => {}
-            }
+            values += sink.feature(&f.expect("valid feature").feature);
+        }
+        n += 1;
+    }
+    (n, values)
+}
+
+fn prost_owned_values(ex: &peers::prost_owned::Example, sink: &mut Sink) -> usize {
+    use peers::prost_owned::Kind;
+    let mut values = 0;
+    for f in ex.features.as_ref().expect("features").feature.values() {
+        values += match &f.kind {
+            Some(Kind::Int64List(l)) => sink.ints(&l.value),
+            Some(Kind::FloatList(l)) => sink.floats(&l.value),
+            Some(Kind::BytesList(l)) => sink.bytes(&l.value),
+            None => 0,
+        };
+    }
+    values
+}
+
+fn prost_owned_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
+    let (mut n, mut values) = (0, 0);
+    for r in frames(buf) {
+        let ex = peers::prost_owned::Example::decode(r.data).expect("prost");
+        values += prost_owned_values(&ex, sink);
+        n += 1;
+    }
+    (n, values)
+}
+
+fn prost_bytes_decode(file: &Bytes, sink: &mut Sink) -> (usize, usize) {
+    use peers::prost_bytes::{Example, Kind};
+    let (mut n, mut values) = (0, 0);
+    for r in frames(file) {
+        let start = r.data_offset as usize;
+        let ex = Example::decode(file.slice(start..start + r.data.len())).expect("prost");
+        for f in ex.features.as_ref().expect("features").feature.values() {
+            values += match &f.kind {
+                Some(Kind::Int64List(l)) => sink.ints(&l.value),
+                Some(Kind::FloatList(l)) => sink.floats(&l.value),
+                Some(Kind::BytesList(l)) => sink.bytes(&l.value),
+                None => 0,
+            };
+        }
+        n += 1;
+    }
+    (n, values)
+}
+
+fn quick_values(ex: &peers::quick::Example<'_>, sink: &mut Sink) -> usize {
+    use peers::quick::Kind;
+    let mut values = 0;
+    for f in ex.features.as_ref().expect("features").feature.values() {
+        values += match &f.kind {
+            Kind::Int64List(l) => sink.ints(&l.value),
+            Kind::FloatList(l) => sink.floats(&l.value),
+            Kind::BytesList(l) => sink.bytes(&l.value),
+            Kind::None => 0,
+        };
+    }
+    values
+}
+
+fn quick_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
+    let (mut n, mut values) = (0, 0);
+    for r in frames(buf) {
+        let ex = peers::quick::decode(r.data).expect("quick-protobuf");
+        values += quick_values(&ex, sink);
+        n += 1;
+    }
+    (n, values)
+}
+
+fn tfrecord_crate_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
+    use tfrecord::protobuf::feature::Kind;
+    let config = tfrecord::RecordReaderConfig {
+        check_integrity: true,
+    };
+    let (mut n, mut values) = (0, 0);
+    for ex in tfrecord::ExampleIter::from_reader(Cursor::new(buf), config) {
+        let ex = ex.expect("tfrecord crate");
+        for f in ex.features.as_ref().expect("features").feature.values() {
+            values += match &f.kind {
+                Some(Kind::Int64List(l)) => sink.ints(&l.value),
+                Some(Kind::FloatList(l)) => sink.floats(&l.value),
+                Some(Kind::BytesList(l)) => sink.bytes(&l.value),
+                None => 0,
+            };
         }
         n += 1;
     }
@@ -180,40 +205,171 @@ fn sum_bytes(buf: &[u8]) -> u64 {
 }
 
 fn bench(c: &mut Criterion) {
-    for (name, n, make, per_record) in [
-        (
-            "bert",
-            20_000usize,
-            bert as fn(&mut Rng) -> Vec<u8>,
-            445usize,
-        ),
-        ("image", 200, image as fn(&mut Rng) -> Vec<u8>, 27),
-    ] {
-        let buf = file(n, make);
-        let mut g = c.benchmark_group(name);
+    for corpus in &corpus::CORPORA {
+        let n = corpus.records;
+        let per_record = corpus.values_per_record;
+        let file = Bytes::from(corpus.file(n));
+        let buf: &[u8] = &file;
+        let (a, b) = match corpus.name {
+            "bert" => ("input_ids", "masked_lm_ids"),
+            _ => ("image/encoded", "image/class/label"),
+        };
+        let lookup_values = match corpus.name {
+            "bert" => 148,
+            _ => 2,
+        };
+        let mut sink = Sink::new();
+
+        let mut g = c.benchmark_group(format!("{}/framing", corpus.name));
         g.throughput(Throughput::Bytes(buf.len() as u64));
         g.sample_size(20);
-        let mut ints = vec![0i64; 4096];
-        let mut floats = vec![0f32; 4096];
-        g.bench_function("recordwire_read_all_crc", |b| {
-            b.iter(|| {
-                let (records, values) = read_all(&buf, &mut ints, &mut floats);
-                assert_eq!(records, n);
-                assert_eq!(values, n * per_record);
-            })
-        });
-        g.bench_function("framing_crc_only", |b| {
-            b.iter(|| {
+        g.bench_function("recordwire", |bch| {
+            bch.iter(|| {
                 let mut k = 0;
-                for r in records(&buf, Framing::TfRecord, ReadOptions::default()) {
-                    black_box(r.expect("frame").data.len());
+                for r in frames(buf) {
+                    black_box(r.data.len());
                     k += 1;
                 }
                 assert_eq!(k, n);
             })
         });
-        g.bench_function("memory_bandwidth_floor", |b| {
-            b.iter(|| black_box(sum_bytes(black_box(&buf))))
+        g.bench_function("tfrecord_crate", |bch| {
+            let config = tfrecord::RecordReaderConfig {
+                check_integrity: true,
+            };
+            bch.iter(|| {
+                let mut k = 0;
+                for r in tfrecord::BytesIter::from_reader(Cursor::new(buf), config.clone()) {
+                    black_box(r.expect("tfrecord crate").len());
+                    k += 1;
+                }
+                assert_eq!(k, n);
+            })
+        });
+        g.bench_function("crc32c_floor", |bch| {
+            bch.iter(|| black_box(crc32c::crc32c(black_box(buf))))
+        });
+        g.bench_function("memory_floor", |bch| {
+            bch.iter(|| black_box(sum_bytes(black_box(buf))))
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("{}/decode", corpus.name));
+        g.throughput(Throughput::Bytes(buf.len() as u64));
+        g.sample_size(20);
+        let check = |(records, values): (usize, usize)| {
+            assert_eq!(records, n);
+            assert_eq!(values, n * per_record);
+        };
+        g.bench_function("recordwire", |bch| {
+            bch.iter(|| check(recordwire_decode(buf, &mut sink)))
+        });
+        g.bench_function("prost_owned", |bch| {
+            bch.iter(|| check(prost_owned_decode(buf, &mut sink)))
+        });
+        g.bench_function("prost_bytes", |bch| {
+            bch.iter(|| check(prost_bytes_decode(&file, &mut sink)))
+        });
+        g.bench_function("quick_protobuf", |bch| {
+            bch.iter(|| check(quick_decode(buf, &mut sink)))
+        });
+        g.bench_function("tfrecord_crate", |bch| {
+            bch.iter(|| check(tfrecord_crate_decode(buf, &mut sink)))
+        });
+        g.bench_function("memory_floor", |bch| {
+            bch.iter(|| black_box(sum_bytes(black_box(buf))))
+        });
+        g.finish();
+
+        let mut g = c.benchmark_group(format!("{}/lookup2", corpus.name));
+        g.throughput(Throughput::Elements(n as u64));
+        g.sample_size(20);
+        let check = |values: usize| assert_eq!(values, n * lookup_values);
+        g.bench_function("recordwire", |bch| {
+            bch.iter(|| {
+                let mut values = 0;
+                for r in frames(buf) {
+                    let ex = ExampleRef::new(r.data, r.data_offset);
+                    for name in [a, b] {
+                        let f = ex.get(name).expect("valid").expect("present");
+                        values += sink.feature(&f);
+                    }
+                }
+                check(values)
+            })
+        });
+        g.bench_function("prost_owned", |bch| {
+            use peers::prost_owned::{Example, Kind};
+            bch.iter(|| {
+                let mut values = 0;
+                for r in frames(buf) {
+                    let ex = Example::decode(r.data).expect("prost");
+                    let map = &ex.features.as_ref().expect("features").feature;
+                    for name in [a, b] {
+                        values += match &map[name].kind {
+                            Some(Kind::Int64List(l)) => sink.ints(&l.value),
+                            Some(Kind::FloatList(l)) => sink.floats(&l.value),
+                            Some(Kind::BytesList(l)) => sink.bytes(&l.value),
+                            None => 0,
+                        };
+                    }
+                }
+                check(values)
+            })
+        });
+        g.bench_function("quick_protobuf", |bch| {
+            use peers::quick::Kind;
+            bch.iter(|| {
+                let mut values = 0;
+                for r in frames(buf) {
+                    let ex = peers::quick::decode(r.data).expect("quick-protobuf");
+                    let map = &ex.features.as_ref().expect("features").feature;
+                    for name in [a, b] {
+                        values += match &map[name].kind {
+                            Kind::Int64List(l) => sink.ints(&l.value),
+                            Kind::FloatList(l) => sink.floats(&l.value),
+                            Kind::BytesList(l) => sink.bytes(&l.value),
+                            Kind::None => 0,
+                        };
+                    }
+                }
+                check(values)
+            })
+        });
+        g.finish();
+
+        // Random access: the same 1 000 pseudo-random ids for both.
+        let index = Index::build(buf, Framing::TfRecord, true).expect("index");
+        assert_eq!(index.len(), n as u64);
+        let mut rng = corpus::Rng(0x2545_f491_4f6c_dd1d);
+        let ids: Vec<u64> = (0..1000).map(|_| rng.next() % n as u64).collect();
+        let offsets: Vec<usize> = (0..1000)
+            .map(|_| (rng.next() % (buf.len() as u64 - 64)) as usize)
+            .collect();
+        let opts = ReadOptions::default();
+        let mut g = c.benchmark_group(format!("{}/get", corpus.name));
+        g.throughput(Throughput::Elements(ids.len() as u64));
+        g.sample_size(30);
+        g.bench_function("recordwire_get_lookup", |bch| {
+            bch.iter(|| {
+                let mut found = 0;
+                for &id in &ids {
+                    let r = index.get(buf, id, &opts).expect("valid").expect("in range");
+                    let ex = ExampleRef::new(r.data, r.data_offset);
+                    let f = ex.get(b).expect("valid").expect("present");
+                    found += f.list().expect("valid").map_or(0, |l| l.len().unwrap_or(0));
+                }
+                assert_eq!(found, ids.len() * if b == "masked_lm_ids" { 20 } else { 1 });
+            })
+        });
+        g.bench_function("random_read_64", |bch| {
+            bch.iter(|| {
+                let mut s = 0u64;
+                for &o in &offsets {
+                    s = s.wrapping_add(sum_bytes(&buf[o..o + 64]));
+                }
+                black_box(s)
+            })
         });
         g.finish();
     }

@@ -1,0 +1,252 @@
+//! The peers' tf.Example types, written the way their code generators write
+//! them (prost's derive; quick-protobuf's `pb-rs` output with borrowed
+//! fields), so each peer runs its own decoder at its best.
+
+#![allow(dead_code, missing_docs, clippy::enum_variant_names)]
+
+/// prost, owned (`Vec<u8>` bytes, `String` keys): what `prost-build` generates.
+pub mod prost_owned {
+    use std::collections::HashMap;
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct BytesList {
+        #[prost(bytes = "vec", repeated, tag = "1")]
+        pub value: Vec<Vec<u8>>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct FloatList {
+        #[prost(float, repeated, tag = "1")]
+        pub value: Vec<f32>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Int64List {
+        #[prost(int64, repeated, tag = "1")]
+        pub value: Vec<i64>,
+    }
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "1")]
+        BytesList(BytesList),
+        #[prost(message, tag = "2")]
+        FloatList(FloatList),
+        #[prost(message, tag = "3")]
+        Int64List(Int64List),
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Feature {
+        #[prost(oneof = "Kind", tags = "1, 2, 3")]
+        pub kind: Option<Kind>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Features {
+        #[prost(map = "string, message", tag = "1")]
+        pub feature: HashMap<String, Feature>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Example {
+        #[prost(message, optional, tag = "1")]
+        pub features: Option<Features>,
+    }
+}
+
+/// prost with `bytes::Bytes` fields (`prost-build`'s `.bytes(["."])`):
+/// bytes values are slices of the input buffer, not copies.
+pub mod prost_bytes {
+    use bytes::Bytes;
+    use std::collections::HashMap;
+
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct BytesList {
+        #[prost(bytes = "bytes", repeated, tag = "1")]
+        pub value: Vec<Bytes>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct FloatList {
+        #[prost(float, repeated, tag = "1")]
+        pub value: Vec<f32>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Int64List {
+        #[prost(int64, repeated, tag = "1")]
+        pub value: Vec<i64>,
+    }
+    #[derive(Clone, PartialEq, prost::Oneof)]
+    pub enum Kind {
+        #[prost(message, tag = "1")]
+        BytesList(BytesList),
+        #[prost(message, tag = "2")]
+        FloatList(FloatList),
+        #[prost(message, tag = "3")]
+        Int64List(Int64List),
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Feature {
+        #[prost(oneof = "Kind", tags = "1, 2, 3")]
+        pub kind: Option<Kind>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Features {
+        #[prost(map = "string, message", tag = "1")]
+        pub feature: HashMap<String, Feature>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Example {
+        #[prost(message, optional, tag = "1")]
+        pub features: Option<Features>,
+    }
+}
+
+/// quick-protobuf, borrowed: what `pb-rs` generates for example.proto
+/// (`Cow` strings and bytes, packed fixed floats borrowed in place, packed
+/// varints into a `Vec`, the map as a `HashMap`).
+pub mod quick {
+    use quick_protobuf::{BytesReader, MessageRead, Result};
+    use std::borrow::Cow;
+    use std::collections::HashMap;
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct BytesList<'a> {
+        pub value: Vec<Cow<'a, [u8]>>,
+    }
+    impl<'a> MessageRead<'a> for BytesList<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.value.push(r.read_bytes(bytes).map(Cow::Borrowed)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct FloatList<'a> {
+        pub value: Cow<'a, [f32]>,
+    }
+    impl<'a> MessageRead<'a> for FloatList<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.value = r.read_packed_fixed(bytes)?.into(),
+                    Ok(13) => msg.value.to_mut().push(r.read_float(bytes)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct Int64List {
+        pub value: Vec<i64>,
+    }
+    impl<'a> MessageRead<'a> for Int64List {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.value = r.read_packed(bytes, |r, bytes| r.read_int64(bytes))?,
+                    Ok(8) => msg.value.push(r.read_int64(bytes)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, PartialEq, Clone, Default)]
+    pub enum Kind<'a> {
+        BytesList(BytesList<'a>),
+        FloatList(FloatList<'a>),
+        Int64List(Int64List),
+        #[default]
+        None,
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct Feature<'a> {
+        pub kind: Kind<'a>,
+    }
+    impl<'a> MessageRead<'a> for Feature<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.kind = Kind::BytesList(r.read_message::<BytesList>(bytes)?),
+                    Ok(18) => msg.kind = Kind::FloatList(r.read_message::<FloatList>(bytes)?),
+                    Ok(26) => msg.kind = Kind::Int64List(r.read_message::<Int64List>(bytes)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct Features<'a> {
+        pub feature: HashMap<Cow<'a, str>, Feature<'a>>,
+    }
+    impl<'a> MessageRead<'a> for Features<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => {
+                        let (key, value) = r.read_map(
+                            bytes,
+                            |r, bytes| r.read_string(bytes).map(Cow::Borrowed),
+                            |r, bytes| r.read_message::<Feature>(bytes),
+                        )?;
+                        msg.feature.insert(key, value);
+                    }
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct Example<'a> {
+        pub features: Option<Features<'a>>,
+    }
+    impl<'a> MessageRead<'a> for Example<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.features = Some(r.read_message::<Features>(bytes)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    /// Decodes one serialized Example.
+    pub fn decode(payload: &[u8]) -> Result<Example<'_>> {
+        let mut r = BytesReader::from_bytes(payload);
+        Example::from_reader(&mut r, payload)
+    }
+}
