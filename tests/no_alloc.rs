@@ -561,6 +561,61 @@ fn validation_and_wire_order_entries_do_not_allocate() {
     assert_no_allocations("validate + entries()", n);
 }
 
+/// Random access: `Index::get` (both CRCs), a lazy view, one lookup by name
+/// and its values, for a thousand pseudo-random ids; and the same through a
+/// `Shard` opened on the file (the index built at open, outside the loop).
+#[test]
+fn random_access_get_and_lookup_do_not_allocate() {
+    use recordwire::frame::Framing;
+    use recordwire::index::{Index, Shard};
+    let (bytes, expected) = example_bytes(RECORDS);
+    let index = Index::build(&bytes, Framing::TfRecord, true).expect("index");
+    assert_eq!(index.len(), expected.records);
+    let ids: Vec<u64> = (0..1000u64).map(|i| (i * 7919 + 13) % RECORDS).collect();
+    let opts = ReadOptions::default();
+    let mut ints = vec![0i64; 1024];
+    let (found, n) = count_allocations(|| {
+        let mut found = 0u64;
+        for &id in &ids {
+            let r = index
+                .get(&bytes, id, &opts)
+                .expect("valid")
+                .expect("in range");
+            assert_eq!(r.id, id);
+            let ex = ExampleRef::new(r.data, r.data_offset);
+            if let Some(l) = ex
+                .get("label")
+                .expect("valid")
+                .and_then(|f| f.int64_list().ok().flatten())
+            {
+                found += l.copy_to_slice(&mut ints).expect("ints") as u64;
+            }
+        }
+        found
+    });
+    assert!(
+        found >= ids.len() as u64,
+        "every record has a label: {found}"
+    );
+    assert_no_allocations("Index::get + lookup", n);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("examples.tfrecord");
+    std::fs::write(&path, &bytes).expect("write");
+    let shard = Shard::open(&path, &OpenOptions::default()).expect("shard");
+    let (count, n) = count_allocations(|| {
+        let mut count = 0u64;
+        for &id in &ids {
+            let r = shard.get(id).expect("valid").expect("in range");
+            let ex = ExampleRef::new(r.data, r.data_offset);
+            count += u64::from(ex.get("label").expect("valid").is_some());
+        }
+        count
+    });
+    assert_eq!(count, ids.len() as u64);
+    assert_no_allocations("Shard::get + lookup (mmap)", n);
+}
+
 #[test]
 fn json_printing_reuses_its_buffer() {
     // The json module promises no allocation per record once the caller's
