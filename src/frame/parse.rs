@@ -98,12 +98,14 @@ pub enum Detected {
 ///    [`Detected::TfRecord`].
 /// 3. `1f 8b 08` (GZIP magic and the deflate method): [`Detected::Gzip`].
 /// 4. A ZLIB header: `CM` = 8 (deflate), `CINFO` ≤ 7, no preset dictionary,
-///    and `(CMF * 256 + FLG) % 31 == 0`: [`Detected::Zlib`].
+///    and `(CMF * 256 + FLG) % 31 == 0`, not followed by five zero bytes
+///    (which no deflate stream starts with, and which every OFRecord length
+///    below 2^16 has): [`Detected::Zlib`].
 /// 5. Anything else: [`Detected::OfRecord`].
 ///
-/// An OFRecord file whose first length happens to start with bytes that look
-/// like a GZIP or ZLIB header is detected as compressed; name the framing and
-/// the compression explicitly for such files.
+/// An OFRecord file whose first length (of 2^16 bytes or more) happens to
+/// start with bytes that look like a GZIP or ZLIB header is detected as
+/// compressed; name the compression explicitly for such files.
 ///
 /// ```
 /// use recordwire::frame::{detect, tfrecord_frame, Detected};
@@ -112,6 +114,8 @@ pub enum Detected {
 /// assert_eq!(detect(&[0x1f, 0x8b, 0x08, 0x00]), Detected::Gzip);
 /// assert_eq!(detect(&[0x78, 0x9c, 0x01]), Detected::Zlib);
 /// assert_eq!(detect(&5i64.to_le_bytes()), Detected::OfRecord);
+/// // An OFRecord length of 376: `78 01`, a ZLIB header, then zeros.
+/// assert_eq!(detect(&376i64.to_le_bytes()), Detected::OfRecord);
 /// assert_eq!(detect(b""), Detected::TfRecord);
 /// ```
 pub fn detect(prefix: &[u8]) -> Detected {
@@ -131,7 +135,12 @@ pub fn detect(prefix: &[u8]) -> Detected {
         let window = cmf >> 4;
         let preset_dictionary = flg & 0x20 != 0;
         let check = (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0;
-        if method == 8 && window <= 7 && !preset_dictionary && check {
+        // A deflate stream cannot start with five zero bytes (a stored block
+        // with LEN 0 and NLEN 0, which must be LEN's complement), but an
+        // OFRecord length below 2^16 whose low bytes form a ZLIB header does
+        // (376 is `78 01 00 00 00 00 00 00`).
+        let impossible_deflate = prefix.get(2..7) == Some(&[0; 5]);
+        if method == 8 && window <= 7 && !preset_dictionary && check && !impossible_deflate {
             return Detected::Zlib;
         }
     }
@@ -494,6 +503,27 @@ mod tests {
             "auto".parse::<Framing>().unwrap_err().to_string(),
             "unknown framing `auto` (expected one of: tfrecord, ofrecord)"
         );
+    }
+
+    #[test]
+    fn every_small_ofrecord_length_is_detected_as_ofrecord() {
+        // Found by the index round-trip property test: a first record of 376
+        // bytes starts `78 01`, a valid ZLIB header.
+        let mut zlib_like = 0;
+        for len in 0..(1u32 << 16) {
+            let mut file = i64::from(len).to_le_bytes().to_vec();
+            file.extend_from_slice(&[0xab; 16]);
+            let (cmf, flg) = (file[0], file[1]);
+            if cmf & 0x0f == 8 && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0 {
+                zlib_like += 1;
+            }
+            assert_eq!(detect(&file), Detected::OfRecord, "length {len}");
+        }
+        assert!(zlib_like > 0, "the loop covers lengths that look like ZLIB");
+        // A real ZLIB stream is still detected.
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut z, &[0u8; 1000]).unwrap();
+        assert_eq!(detect(&z.finish().unwrap()), Detected::Zlib);
     }
 
     #[test]
