@@ -149,6 +149,25 @@ pub(crate) fn count_varints(bytes: &[u8], base: u64) -> Result<usize, DecodeErro
         .map_err(|(at, reason)| DecodeError::new(base + at as u64, reason))
 }
 
+/// Copies one packed run into `out` (as many values as fit) and returns the
+/// number of values in it: one `memcpy` for fixed-width elements, the
+/// word-at-a-time decoder for varints.
+#[inline]
+fn copy_run<T: Element>(b: &[u8], off: u64, tag: u64, out: &mut [T]) -> Result<usize, DecodeError> {
+    if T::WIDTH != 0 {
+        let count = check_fixed::<T>(b, tag)?;
+        T::copy_fixed(b, out);
+        return Ok(count);
+    }
+    let mut slots = out.iter_mut();
+    crate::wire::for_each_packed_varint(b, |v| {
+        if let Some(slot) = slots.next() {
+            *slot = T::from_bits(v);
+        }
+    })
+    .map_err(|(at, reason)| DecodeError::new(off + at as u64, reason))
+}
+
 impl<'a, T: Element> NumList<'a, T> {
     pub(crate) fn new(list: Logical<'a>) -> Self {
         NumList {
@@ -170,6 +189,13 @@ impl<'a, T: Element> NumList<'a, T> {
     /// Number of values, without decoding them (varints are counted by their
     /// last bytes, fixed-width runs by their length).
     pub fn len(&self) -> Result<usize, DecodeError> {
+        if let Some((b, off)) = self.list.single_len_field(1) {
+            return if T::WIDTH == 0 {
+                count_varints(b, off)
+            } else {
+                check_fixed::<T>(b, self.list.root_offset())
+            };
+        }
         let mut n = 0usize;
         for f in self.list.fields() {
             match run::<T>(&f?) {
@@ -234,6 +260,11 @@ impl<'a, T: Element> NumList<'a, T> {
     /// assert_eq!(buf[..2], [1.0, 0.5]);
     /// ```
     pub fn copy_to_slice(&self, out: &mut [T]) -> Result<usize, DecodeError> {
+        if let Some((b, off)) = self.list.single_len_field(1) {
+            // One packed run and nothing else: the common case, without the
+            // field walk (its tag offset is the list's first byte).
+            return copy_run(b, off, self.list.root_offset(), out);
+        }
         let mut n = 0usize;
         for f in self.list.fields() {
             match run::<T>(&f?) {
@@ -244,23 +275,8 @@ impl<'a, T: Element> NumList<'a, T> {
                     n += 1;
                 }
                 Some(Run::Packed(b, off, tag)) => {
-                    if T::WIDTH != 0 {
-                        let count = check_fixed::<T>(b, tag)?;
-                        if n < out.len() {
-                            T::copy_fixed(b, &mut out[n..]);
-                        }
-                        n += count;
-                    } else {
-                        let start = n;
-                        let k = crate::wire::for_each_packed_varint(b, |v| {
-                            if let Some(slot) = out.get_mut(n) {
-                                *slot = T::from_bits(v);
-                            }
-                            n += 1;
-                        })
-                        .map_err(|(at, reason)| DecodeError::new(off + at as u64, reason))?;
-                        debug_assert_eq!(n - start, k);
-                    }
+                    let rest = out.get_mut(n..).unwrap_or_default();
+                    n += copy_run(b, off, tag, rest)?;
                 }
                 None => {}
             }

@@ -53,6 +53,18 @@ impl<'a> Logical<'a> {
         self
     }
 
+    /// [`child`](Self::child), but when this is a plain message made of that
+    /// one field only, the field's payload itself (a plain message one level
+    /// deeper): the same bytes, without the walk down the path on every read.
+    pub(crate) fn child_collapsed(self, number: u32) -> Self {
+        match self.single_len_field(number) {
+            Some((payload, at)) if self.depth < MAX_DEPTH => {
+                Logical::root(payload, at, self.depth + 1)
+            }
+            _ => self.child(number),
+        }
+    }
+
     /// Leaves out payloads of the last path step that start before `offset`.
     pub(crate) fn skip_before(mut self, offset: u64) -> Self {
         self.skip_before = offset;
@@ -67,6 +79,47 @@ impl<'a> Logical<'a> {
     /// Absolute offset of the root's first byte.
     pub(crate) fn root_offset(&self) -> u64 {
         self.base
+    }
+
+    /// When this is a plain message (no path) whose first field has wire
+    /// type LEN, a number from 1 to 15 (a one-byte tag) and a length of at
+    /// most 5 bytes that fits: its number, payload and the payload's
+    /// absolute offset, read from the first bytes without a field walk.
+    #[inline]
+    pub(crate) fn first_len_field(&self) -> Option<(u32, &'a [u8], u64)> {
+        if self.len != 0 {
+            return None;
+        }
+        let (&tag, rest) = self.root.split_first()?;
+        if tag & 0x87 != 2 || tag < 8 {
+            return None; // a continued tag, another wire type, or field 0
+        }
+        let (len, n) = crate::wire::decode_varint(rest).ok()?;
+        if n > crate::wire::MAX_TAG_LEN || len > i32::MAX as u64 {
+            return None;
+        }
+        let payload = rest.get(n..)?.get(..len as usize)?;
+        Some(((tag >> 3) as u32, payload, self.base + 1 + n as u64))
+    }
+
+    /// When this is a plain message made of exactly one field of the shape
+    /// [`first_len_field`](Self::first_len_field) reads: that field. The
+    /// common shape of a list, a feature and a map value; anything else
+    /// (`None`) takes the general path, which gives the same result.
+    #[inline]
+    pub(crate) fn single_len_field_any(&self) -> Option<(u32, &'a [u8], u64)> {
+        let (number, payload, at) = self.first_len_field()?;
+        let end = (at - self.base) as usize + payload.len();
+        (end == self.root.len()).then_some((number, payload, at))
+    }
+
+    /// [`single_len_field_any`](Self::single_len_field_any) when the field is `number`.
+    #[inline]
+    pub(crate) fn single_len_field(&self, number: u32) -> Option<(&'a [u8], u64)> {
+        match self.single_len_field_any()? {
+            (n, payload, at) if n == number => Some((payload, at)),
+            _ => None,
+        }
     }
 
     /// The fields of the logical message, in wire order.

@@ -228,6 +228,17 @@ impl<'a> FeatureRef<'a> {
     /// several times in a row (with no other member between), its lists are
     /// merged (concatenated).
     pub fn list(&self) -> Result<Option<ListRef<'a>>, DecodeError> {
+        // A feature made of one list field and nothing else (the usual
+        // shape) is recognised from its first bytes.
+        let depth = self.msg.depth();
+        if let Some((field, payload, at)) = self.msg.single_len_field_any() {
+            if let (Some(kind), true) = (self.schema.kind_of(field), depth < MAX_DEPTH) {
+                return Ok(Some(ListRef::new(
+                    kind,
+                    Logical::root(payload, at, depth + 1),
+                )));
+            }
+        }
         /// The winning member so far.
         struct Member<'a> {
             field: u32,
@@ -265,7 +276,6 @@ impl<'a> FeatureRef<'a> {
                 }
             }
         }
-        let depth = self.msg.depth();
         Ok(current.map(|m| {
             let (n, kind, start, run, payload, at) =
                 (m.field, m.kind, m.start, m.run, m.payload, m.at);
@@ -425,6 +435,17 @@ fn parse_entry(
     base: u64,
     depth: u32,
 ) -> Result<(&[u8], u64, Logical<'_>), DecodeError> {
+    // The usual shape, `0a <len> key 12 <len> value` and nothing else, from
+    // its first bytes.
+    if depth < MAX_DEPTH {
+        if let Some((1, key, key_offset)) = Logical::root(body, base, depth).first_len_field() {
+            let after = key_offset + key.len() as u64;
+            let rest = body.get((after - base) as usize..).unwrap_or_default();
+            if let Some((value, at)) = Logical::root(rest, after, depth).single_len_field(2) {
+                return Ok((key, key_offset, Logical::root(value, at, depth + 1)));
+            }
+        }
+    }
     let mut key: &[u8] = &[];
     let mut key_offset = base;
     let mut values = 0u32;
@@ -853,7 +874,7 @@ impl<'a> ExampleRef<'a> {
     /// occurrence of `Example.features`.
     pub fn features(&self) -> FeaturesRef<'a> {
         FeaturesRef::new(
-            Logical::root(self.bytes, self.base, 0).child(1),
+            Logical::root(self.bytes, self.base, 0).child_collapsed(1),
             Schema::TensorFlow,
         )
     }

@@ -60,40 +60,51 @@ fn word_at(bytes: &[u8], i: usize) -> Option<u64> {
         .map(|w| u64::from_le_bytes(*w))
 }
 
-/// Decodes a varint of at most 8 bytes from the word `w` (the bytes at its
-/// position, little-endian) without a loop: `(value, length)`, or `None` when
-/// the first 8 bytes all have the continuation bit (9 or 10 bytes, or an error).
-///
-/// The length is the position of the first byte with a clear high bit; the
-/// value is the low 7 bits of each byte up to it, packed together by three
+/// Packs the low 7 bits of each byte of `x` together (byte 0 lowest): three
 /// shift-and-mask steps (7-bit pairs into 14-bit lanes, those into 28-bit
-/// lanes, those into 56 bits).
+/// lanes, those into 56 bits). The high bits of `x`'s bytes must be clear.
 #[inline(always)]
-fn decode_word(w: u64) -> Option<(u64, usize)> {
-    let ends = !w & HIGH_BITS;
-    if ends == 0 {
-        return None;
-    }
-    // The terminator is byte k where bit 8k+7 is the lowest set bit of `ends`.
-    let len = (ends.trailing_zeros() as usize >> 3) + 1;
-    // Keep the bytes before and including the terminator (len == 8: all).
-    let keep = u64::MAX >> (64 - 8 * len);
-    let mut x = w & keep & !HIGH_BITS;
+fn compact(mut x: u64) -> u64 {
     x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
     x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-    x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
-    Some((x, len))
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
+/// Emits every varint that ends inside the word `w` (whose valid bytes are
+/// those with a bit in `valid`, a mask of high bits), and returns how many
+/// bytes they took: all of the word up to its last terminator.
+///
+/// One load serves several varints, and the positions of all of them come
+/// from one mask, so the loop over the run advances a word at a time rather
+/// than waiting on each varint's length.
+#[inline(always)]
+fn for_each_in_word(w: u64, valid: u64, n: &mut usize, each: &mut impl FnMut(u64)) -> usize {
+    let mut ends = !w & HIGH_BITS & valid;
+    let payload = w & !HIGH_BITS;
+    let mut start = 0u32;
+    while ends != 0 {
+        // Bits [start, end) hold this varint's bytes.
+        let end = ends.trailing_zeros() + 1;
+        let bits = payload >> start;
+        let width = end - start;
+        each(compact(bits & (u64::MAX >> (64 - width))));
+        *n += 1;
+        start = end;
+        ends &= ends - 1;
+    }
+    (start / 8) as usize
 }
 
 /// Decodes a packed run of varints, calling `each` with every value; returns
 /// how many there were. Errors carry offsets relative to the run's start.
 ///
 /// Eight bytes are looked at a time: a word with no continuation bit is
-/// eight one-byte values (`each` called eight times, no branch per byte);
-/// otherwise the next varint is decoded from the word with
-/// [`decode_word`]. Varints longer than 8 bytes, the last bytes of the run
-/// and every error go through the byte-at-a-time decoder, so errors and
-/// their offsets are exactly those of [`decode_varint`].
+/// eight one-byte values; otherwise every varint ending in the word is
+/// decoded from it ([`for_each_in_word`]) and the next word starts after the
+/// last of them. The last bytes of the run are read as one zero-padded
+/// word. Varints longer than 8 bytes and every error go through the
+/// byte-at-a-time decoder, so errors and their offsets are exactly those
+/// of [`decode_varint`].
 #[inline]
 pub(crate) fn for_each_packed_varint(
     bytes: &[u8],
@@ -101,8 +112,23 @@ pub(crate) fn for_each_packed_varint(
 ) -> Result<usize, (usize, DecodeReason)> {
     let mut i = 0;
     let mut n = 0;
-    while let Some(w) = word_at(bytes, i) {
-        if w & HIGH_BITS == 0 {
+    loop {
+        let (w, valid) = match word_at(bytes, i) {
+            Some(w) => (w, HIGH_BITS),
+            None => {
+                let rest = bytes.get(i..).unwrap_or_default();
+                if rest.is_empty() {
+                    return Ok(n);
+                }
+                let mut last = [0u8; 8];
+                last[..rest.len()].copy_from_slice(rest);
+                (
+                    u64::from_le_bytes(last),
+                    HIGH_BITS >> (8 * (8 - rest.len())),
+                )
+            }
+        };
+        if w & HIGH_BITS == 0 && valid == HIGH_BITS {
             for k in 0..8 {
                 each((w >> (8 * k)) & 0x7f);
             }
@@ -110,26 +136,17 @@ pub(crate) fn for_each_packed_varint(
             n += 8;
             continue;
         }
-        let (v, len) = match decode_word(w) {
-            Some(d) => d,
-            None => decode_varint_slow(&bytes[i..]).map_err(|r| (i, r))?,
-        };
-        each(v);
-        i += len;
-        n += 1;
-    }
-    while let Some(&b) = bytes.get(i) {
-        if b < 0x80 {
-            each(b as u64);
-            i += 1;
-        } else {
+        let used = for_each_in_word(w, valid, &mut n, &mut each);
+        if used == 0 {
+            // No varint ends in these bytes: a long one, or an error.
             let (v, len) = decode_varint_slow(&bytes[i..]).map_err(|r| (i, r))?;
             each(v);
+            n += 1;
             i += len;
+        } else {
+            i += used;
         }
-        n += 1;
     }
-    Ok(n)
 }
 
 /// Counts the varints of a packed run and checks that each is complete and
@@ -313,16 +330,19 @@ mod tests {
     }
 
     #[test]
-    fn decode_word_lengths() {
-        for v in [0u64, 1, 127, 128, 300, 16383, 16384, (1 << 56) - 1] {
-            let mut b = Vec::new();
-            encode_varint(v, &mut b);
-            let len = b.len();
-            b.resize(8, 0xff);
-            let w = u64::from_le_bytes(b.try_into().unwrap());
-            assert_eq!(decode_word(w), Some((v, len)), "value {v}");
+    fn words_of_mixed_lengths() {
+        // 1, 2, 3 and 8 bytes, across word boundaries, and a 9- and 10-byte value.
+        let values = [5u64, 300, 70_000, (1 << 56) - 1, 1 << 56, u64::MAX, 0, 127];
+        let mut buf = Vec::new();
+        for &v in &values {
+            encode_varint(v, &mut buf);
         }
-        assert_eq!(decode_word(u64::MAX), None);
+        let mut got = Vec::new();
+        assert_eq!(
+            for_each_packed_varint(&buf, |v| got.push(v)),
+            Ok(values.len())
+        );
+        assert_eq!(got, values);
     }
 
     #[test]
