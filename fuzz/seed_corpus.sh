@@ -11,8 +11,11 @@
 #   index                   u16 index length + index + data: the small record files with no
 #                           index, and with their native, DALI and offset-table indexes when a
 #                           built `recordwire` is at $RECORDWIRE (default ../target/release/recordwire)
+#   order                   one input per mode, tail policy and scale (the first byte picks
+#                           them, see fuzz/src/order.rs), the rest cut from a reference file
 #
-# plus testdata/fuzz-regressions/<target>-*.bin for each target. Payloads are
+# plus testdata/fuzz-regressions/<target>-*.bin and the minimized corpus kept in
+# the repository, testdata/fuzz-corpus/<target>/, for each target. Payloads are
 # cut out of the frames with coreutils only (no build needed). Run it from
 # anywhere; it is idempotent.
 set -euo pipefail
@@ -21,7 +24,8 @@ testdata=../testdata
 corpus=corpus
 max=16384
 
-mkdir -p "$corpus"/{framing,stream,example_view,sequence_example_view,ofrecord_view,json,dump,roundtrip,json_read,index}
+targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order"
+for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
 for f in "$testdata"/ref/* "$testdata"/bad/*; do
@@ -91,11 +95,24 @@ for f in "$testdata"/ref/small.tfrecord "$testdata"/ref/sequence_examples.tfreco
     rm -f "$corpus/index/.idx"
 done
 
-# Inputs that once crashed a target.
-for t in framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index; do
+# Order configurations: the first byte is the mode (byte / 3 % 4), the tail
+# policy (byte % 3) and the scale (bit 7: large); 64 more bytes for the seed,
+# epoch, shard and record sizes.
+for first in $(seq 0 11) $(seq 128 139); do
+    {
+        printf "\\$(printf %03o "$first")"
+        dd if="$testdata/ref/small.tfrecord" bs=1 skip=$((first * 3)) count=64 status=none
+    } >"$corpus/order/seed-$first"
+done
+
+# Inputs that once crashed a target, and the corpus kept in the repository.
+for t in $targets; do
     for f in "$testdata"/fuzz-regressions/"$t"-*.bin; do
         if [ -f "$f" ]; then cp "$f" "$corpus/$t/"; fi
     done
+    if [ -d "$testdata/fuzz-corpus/$t" ]; then
+        cp "$testdata/fuzz-corpus/$t"/* "$corpus/$t/" 2>/dev/null || true
+    fi
 done
 
 for t in "$corpus"/*/; do

@@ -1,0 +1,276 @@
+//! The body of every fuzz target, one function each (`fuzz_targets/<name>.rs`
+//! calls `targets::<name>`), so that `tests/fuzz_regressions.rs` of the main
+//! crate can run the saved crashes and the corpus kept in `testdata/` through
+//! the very same checks without libFuzzer.
+
+use recordwire::frame::{detect, Detected, Framing};
+use recordwire::io::Compression;
+use recordwire::view::{DecodeOptions, ExampleRef, OfRecordRef, SequenceExampleRef};
+
+use super::{
+    feature_list, features, is_error_line, named_lists, ok, reencode, validations, walk_slice,
+    MISSING, PAYLOADS, POLICIES,
+};
+
+/// The names of the targets, as `cargo fuzz list` gives them.
+pub const NAMES: [&str; 11] = [
+    "framing",
+    "stream",
+    "example_view",
+    "sequence_example_view",
+    "ofrecord_view",
+    "json",
+    "json_read",
+    "dump",
+    "roundtrip",
+    "index",
+    "order",
+];
+
+/// Runs the target `name` on `data`; `false` when there is no such target.
+pub fn run(name: &str, data: &[u8]) -> bool {
+    match name {
+        "framing" => framing(data),
+        "stream" => stream(data),
+        "example_view" => example_view(data),
+        "sequence_example_view" => sequence_example_view(data),
+        "ofrecord_view" => ofrecord_view(data),
+        "json" => json(data),
+        "json_read" => json_read(data),
+        "dump" => dump(data),
+        "roundtrip" => roundtrip(data),
+        "index" => index(data),
+        "order" => order(data),
+        _ => return false,
+    }
+    true
+}
+
+/// The frame walk over any bytes: TFRecord and OFRecord, every error policy,
+/// with and without data CRCs; the invariants are checked in `walk`.
+pub fn framing(data: &[u8]) {
+    let _ = detect(data);
+    for framing in [Framing::TfRecord, Framing::OfRecord] {
+        for policy in POLICIES {
+            walk_slice(data, framing, policy, true);
+        }
+        walk_slice(data, framing, POLICIES[3], false);
+    }
+}
+
+/// The streaming reader (`Source::from_reader`, fed in chunks) against the
+/// in-memory walk `RecordFile::from_bytes(..).records()` over the same bytes,
+/// with every error policy and several read sizes: read as plain input they
+/// must agree exactly; input that starts like GZIP or ZLIB is also read
+/// decompressed (see `same_walk` for what must agree there).
+pub fn stream(data: &[u8]) {
+    let compressed = matches!(detect(data), Detected::Gzip | Detected::Zlib);
+    for (policy, step) in POLICIES.into_iter().zip([1, 7, 4096, usize::MAX]) {
+        super::stream_matches_file(data, policy, step, Compression::None);
+        if compressed {
+            super::stream_matches_file(data, policy, step, Compression::Auto);
+        }
+    }
+}
+
+/// tf.Example views: `parse` (plain and strict) and the lazy `new`, then
+/// every accessor to the end. After a successful `parse` every accessor must
+/// succeed and the counts must agree (see `features`).
+pub fn example_view(data: &[u8]) {
+    let (parsed, strict) = validations(
+        ExampleRef::parse(data, 7).map(drop),
+        ExampleRef::parse_with(data, 7, DecodeOptions { strict: true }).map(drop),
+    );
+    let ex = ExampleRef::new(data, 7);
+    assert_eq!(
+        (ex.validate(false).is_ok(), ex.validate(true).is_ok()),
+        (parsed, strict)
+    );
+    let _ = ok(ex.has_features(), parsed);
+    let _ = ok(ex.get(MISSING), parsed);
+    features(ex.features(), parsed, strict);
+}
+
+/// tf.SequenceExample views: `parse` (plain and strict) and the lazy `new`,
+/// then every accessor to the end: the context features, and every feature
+/// list with every feature in it. After a successful `parse` every accessor
+/// must succeed and the counts must agree.
+pub fn sequence_example_view(data: &[u8]) {
+    let (parsed, strict) = validations(
+        SequenceExampleRef::parse(data, 12).map(drop),
+        SequenceExampleRef::parse_with(data, 12, DecodeOptions { strict: true }).map(drop),
+    );
+    let seq = SequenceExampleRef::new(data, 12);
+    assert_eq!(
+        (seq.validate(false).is_ok(), seq.validate(true).is_ok()),
+        (parsed, strict)
+    );
+    let _ = ok(seq.has_parts(), parsed);
+    features(seq.context(), parsed, strict);
+    for list in named_lists(seq.feature_lists(), parsed, strict) {
+        feature_list(list, parsed, strict);
+    }
+}
+
+/// OFRecord views: `parse` (plain and strict) and the lazy `new`, then every
+/// accessor to the end. After a successful `parse` every accessor must
+/// succeed and the counts must agree (see `features`).
+pub fn ofrecord_view(data: &[u8]) {
+    let (parsed, strict) = validations(
+        OfRecordRef::parse(data, 8).map(drop),
+        OfRecordRef::parse_with(data, 8, DecodeOptions { strict: true }).map(drop),
+    );
+    let rec = OfRecordRef::new(data, 8);
+    assert_eq!(
+        (rec.validate(false).is_ok(), rec.validate(true).is_ok()),
+        (parsed, strict)
+    );
+    let _ = ok(rec.get(MISSING), parsed);
+    features(rec.features(), parsed, strict);
+}
+
+/// JSON of every payload kind (plain and strict, all features or a filter):
+/// it succeeds exactly when the record validates, and then it is one line of
+/// valid JSON (RFC 8259; OFRecord names that are not UTF-8 use `\udcXX`
+/// escapes, which are valid JSON that serde_json's `Value` refuses).
+pub fn json(data: &[u8]) {
+    use recordwire::json::write_record;
+    let filter = [b"label".to_vec(), Vec::new()];
+    for kind in PAYLOADS {
+        for (strict, filter) in [(false, None), (true, None), (false, Some(&filter[..]))] {
+            let mut out = b"[prefix]".to_vec();
+            let result = write_record(&mut out, kind, data, 3, strict, filter);
+            let valid = kind.validate(data, 3, DecodeOptions { strict });
+            assert_eq!(
+                result.is_ok(),
+                valid.is_ok(),
+                "{kind:?} strict={strict}: {result:?}"
+            );
+            if result.is_ok() {
+                super::check_json(&out[8..], kind);
+            }
+        }
+    }
+}
+
+/// The JSON reader of `pack` and `encode` over any bytes, for every payload
+/// kind. What it accepts and the encoder can write (a tf.Example has no
+/// double_list, for one) prints as JSON that reads back to the same bytes.
+pub fn json_read(data: &[u8]) {
+    use recordwire::json::{read::message_from_json, write_record};
+    for kind in PAYLOADS {
+        let Ok(message) = message_from_json(kind, data) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        if message.encode_to(&mut bytes).is_err() {
+            continue;
+        }
+        assert_eq!(
+            message.encoded_len().ok(),
+            Some(bytes.len()),
+            "{kind:?}: encoded_len"
+        );
+        let mut json = Vec::new();
+        write_record(&mut json, kind, &bytes, 0, true, None).expect("the encoding validates");
+        let again = message_from_json(kind, &json).expect("printed JSON reads back");
+        let mut bytes_again = Vec::new();
+        again
+            .encode_to(&mut bytes_again)
+            .expect("it encoded before");
+        assert_eq!(
+            bytes_again,
+            bytes,
+            "{kind:?}: {}",
+            String::from_utf8_lossy(&json)
+        );
+    }
+}
+
+/// The annotated wire tree of every payload kind: it never panics, and its
+/// last line is an error line (`OFFSET  error: REASON`) exactly when it
+/// returns the error, which is the only error line.
+pub fn dump(data: &[u8]) {
+    use recordwire::dump::dump_payload;
+    for kind in PAYLOADS {
+        let mut out = String::new();
+        let result = dump_payload(&mut out, kind, data, 5);
+        assert!(out.is_empty() || out.ends_with('\n'), "unterminated line");
+        let errors: Vec<&str> = out.lines().filter(|l| is_error_line(l)).collect();
+        match result {
+            Ok(()) => assert!(errors.is_empty(), "{kind:?}: Ok, but {errors:?}"),
+            Err(e) => {
+                let last = format!("{:08x}  error: {}", e.offset, e.reason);
+                assert_eq!(
+                    (errors.len(), out.lines().last()),
+                    (1, Some(last.as_str())),
+                    "{kind:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Decode, encode, decode: a valid record of any payload kind, turned into
+/// the owned message and encoded again, gives a record that passes strict
+/// validation, holds the same values bit for bit (`record_values`: names,
+/// list kinds, every value, NaN payloads included), shows the same JSON, and
+/// encodes to itself.
+pub fn roundtrip(data: &[u8]) {
+    use recordwire::json::write_record;
+    for kind in PAYLOADS {
+        if kind.validate(data, 0, DecodeOptions::default()).is_err() {
+            continue;
+        }
+        let bytes = reencode(kind, data);
+        let strict = kind.validate(&bytes, 0, DecodeOptions { strict: true });
+        assert!(
+            strict.is_ok(),
+            "{kind:?}: the encoding is not canonical: {strict:?}"
+        );
+        assert_eq!(
+            reencode(kind, &bytes),
+            bytes,
+            "{kind:?}: encoding is not a fixpoint"
+        );
+        assert_eq!(
+            super::record_values(kind, &bytes),
+            super::record_values(kind, data),
+            "{kind:?}: the values changed"
+        );
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        write_record(&mut before, kind, data, 0, false, None).expect("valid");
+        write_record(&mut after, kind, &bytes, 0, false, None).expect("valid");
+        assert_eq!(
+            String::from_utf8_lossy(&before),
+            String::from_utf8_lossy(&after),
+            "{kind:?}"
+        );
+    }
+}
+
+/// Offsets indexes. The input is a data file and an index file (the first
+/// two bytes give the index's length): the index, read as native, DALI and
+/// raw-offset files, is accepted or rejected without a panic, and an
+/// accepted one fetches every record without one. An index built from the
+/// data writes and reads back to the same offsets in every format.
+pub fn index(input: &[u8]) {
+    use recordwire::index::Index;
+    let Some((len, rest)) = input.split_first_chunk::<2>() else {
+        return;
+    };
+    let (index, data) = rest.split_at((u16::from_le_bytes(*len) as usize).min(rest.len()));
+    for framing in [Framing::TfRecord, Framing::OfRecord] {
+        super::use_index(Index::open_native(index.to_vec().into(), data), data);
+        super::use_index(Index::read_dali(index, data, framing), data);
+        super::use_index(Index::read_lirs(index, data, framing), data);
+        if let Ok(built) = Index::build(data, framing, true) {
+            super::index_formats_round_trip(&built, data);
+        }
+    }
+}
+
+/// Epoch orders and shards (see `order::check`).
+pub fn order(data: &[u8]) {
+    super::order::check(data);
+}
