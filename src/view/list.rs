@@ -464,6 +464,15 @@ pub(crate) fn validate_list_segment(
     strict: bool,
 ) -> Result<(), DecodeError> {
     use crate::view::Kind;
+    if let Some((b, at)) = Logical::root(seg, base, depth).single_len_field(1) {
+        // One packed run (or one bytes value) and nothing else.
+        return match kind {
+            Kind::Bytes => Ok(()),
+            Kind::Float => check_fixed::<f32>(b, base).map(drop),
+            Kind::Double => check_fixed::<f64>(b, base).map(drop),
+            Kind::Int32 | Kind::Int64 => count_varints(b, at).map(drop),
+        };
+    }
     for f in crate::wire::FieldReader::new(seg, base, depth) {
         let f = f?;
         let known = match kind {

@@ -389,6 +389,12 @@ fn validate_feature_segment(
     schema: Schema,
     strict: bool,
 ) -> Result<(), DecodeError> {
+    if let Some((field, payload, at)) = Logical::root(seg, base, depth).single_len_field_any() {
+        if let Some(kind) = schema.kind_of(field) {
+            let d = nested_depth(depth, at)?;
+            return list::validate_list_segment(kind, payload, at, d, strict);
+        }
+    }
     for f in FieldReader::new(seg, base, depth) {
         let f = f?;
         match (schema.kind_of(f.number), f.value) {

@@ -149,6 +149,15 @@ pub(crate) fn for_each_packed_varint(
     }
 }
 
+/// The number of bits set in a mask of high bits (`ends`), by one multiply:
+/// the bytes of `ends >> 7` are 0 or 1 and the multiply sums them into the
+/// top byte. (`count_ones` is a long bit-twiddling sequence on x86-64
+/// targets without POPCNT, the default.)
+#[inline(always)]
+fn terminators(ends: u64) -> usize {
+    ((ends >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
+}
+
 /// Counts the varints of a packed run and checks that each is complete and
 /// at most 10 bytes long, without decoding them; errors carry offsets
 /// relative to the run's start, as [`for_each_packed_varint`] reports them.
@@ -162,25 +171,22 @@ pub(crate) fn count_packed_varints(bytes: &[u8]) -> Result<usize, (usize, Decode
     let mut n = 0usize;
     // Continuation bytes at the end of what has been seen.
     let mut run = 0usize;
+    let mut too_long = false;
     let mut i = 0;
+    // Branch-free per word: `head` is the continuation bytes before the
+    // word's first terminator (8 when it has none, as `trailing_zeros` of 0
+    // is 64), which join the run carried in; `tail` those after its last.
     while let Some(w) = word_at(bytes, i) {
         let ends = !w & HIGH_BITS;
-        if ends == HIGH_BITS {
-            n += 8;
-            run = 0;
-        } else if ends == 0 {
-            run += 8;
-            if run >= 10 {
-                return Err(count_error(bytes));
-            }
-        } else {
-            if run + (ends.trailing_zeros() as usize >> 3) >= 10 {
-                return Err(count_error(bytes));
-            }
-            n += ends.count_ones() as usize;
-            run = ends.leading_zeros() as usize >> 3;
-        }
+        let head = (ends.trailing_zeros() >> 3) as usize;
+        let tail = (ends.leading_zeros() >> 3) as usize;
+        too_long |= run + head >= 10;
+        run = if ends == 0 { run + 8 } else { tail };
+        n += terminators(ends);
         i += 8;
+    }
+    if too_long {
+        return Err(count_error(bytes));
     }
     for &b in &bytes[i..] {
         if b < 0x80 {
