@@ -301,9 +301,18 @@ impl Out {
 
 /// Runs `program args…` with a time limit; stdin is empty.
 fn run_limited(program: &str, args: &[String]) -> Out {
+    run_limited_with_stdin(program, args, None)
+}
+
+/// Runs `program args…` with a time limit, stdin from `stdin` (or empty).
+fn run_limited_with_stdin(program: &str, args: &[String], stdin: Option<&Path>) -> Out {
+    let input = match stdin {
+        Some(p) => Stdio::from(std::fs::File::open(p).expect("open the stdin file")),
+        None => Stdio::null(),
+    };
     let mut child = Command::new(program)
         .args(args)
-        .stdin(Stdio::null())
+        .stdin(input)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -351,13 +360,17 @@ fn run_bin(args: &[String]) -> Out {
 
 /// Runs the binary with its address space limited to 1 GiB (`ulimit -v`).
 fn run_bin_limited(args: &[String]) -> Out {
+    run_bin_limited_with_stdin(args, None)
+}
+
+fn run_bin_limited_with_stdin(args: &[String], stdin: Option<&Path>) -> Out {
     let mut all = vec![
         "-c".to_owned(),
         format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""),
         bin().to_owned(),
     ];
     all.extend(args.iter().cloned());
-    run_limited("sh", &all)
+    run_limited_with_stdin("sh", &all, stdin)
 }
 
 fn args(cmd: &[&str], opts: &[String], path: &str) -> Vec<String> {
@@ -817,6 +830,15 @@ fn cli_cat_skip_mode() {
                 "{how}: unexpected stderr line {l:?}"
             );
         }
+        if let Some(range) = h.raw.get("skipped").and_then(Value::as_array) {
+            let (a, b) = (range[0].as_u64(), range[1].as_u64());
+            let text = format!(": skipped bytes {}..{}", a.expect("start"), b.expect("end"));
+            assert!(
+                out.stderr.lines().any(|l| l.ends_with(&text)),
+                "{how}: stderr lacks {text:?}: {}",
+                out.stderr
+            );
+        }
         match &h.json_skip {
             Some(want) => {
                 if let Err(e) = same_lines(&out.stdout_lines(), want) {
@@ -853,6 +875,54 @@ fn cli_under_address_space_limit() {
         check_verify(h, &path, &out, "verify (ulimit -v 1 GiB)");
         let out = run_bin_limited(&args(&["cat"], &opts, &path));
         check_cat(h, &path, &out, "cat (ulimit -v 1 GiB)");
+    });
+}
+
+/// `cat -` with the file on stdin (a pipe: the streaming reader, which must
+/// not allocate a declared length either), under the address-space limit.
+#[test]
+fn cli_cat_from_stdin_under_address_space_limit() {
+    for_each(false, |h| {
+        let out = run_bin_limited_with_stdin(
+            &args(&["cat"], &h.explicit_args(), "-"),
+            Some(Path::new(&h.path())),
+        );
+        check_cat(h, "<stdin>", &out, "cat - (ulimit -v 1 GiB)");
+    });
+}
+
+/// The other commands that read records (`dump`, `inspect`, `count`,
+/// `index`, `get`, `order`) on every file, under the address-space limit:
+/// they finish with status 0, 1 or 2, never a panic, an abort or a kill.
+#[test]
+fn other_commands_fail_cleanly_under_address_space_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let index = dir.path().join("index").display().to_string();
+    for_each(false, |h| {
+        let path = h.path();
+        let opts = h.explicit_args();
+        let runs: [Vec<String>; 6] = [
+            args(&["dump"], &opts, &path),
+            args(&["inspect"], &opts, &path),
+            args(&["count"], &opts, &path),
+            args(&["index", "--out", &index], &opts, &path),
+            args(&["order", "--mode", "shuffle"], &opts, &path),
+            [
+                args(&["get"], &opts, &path),
+                vec!["0".into(), "3".into(), "5".into()],
+            ]
+            .concat(),
+        ];
+        for a in runs {
+            let out = run_bin_limited(&a);
+            assert!(
+                matches!(out.code, Some(0..=2)) && !out.stderr.contains("panicked"),
+                "{a:?}: {out:?}"
+            );
+            if h.ok() && a[0] != "index" {
+                assert_eq!(out.code, Some(0), "{a:?} on a valid file: {out:?}");
+            }
+        }
     });
 }
 

@@ -372,6 +372,14 @@ def add(name, data, framing, compression, payload, outcome, attack, note, *, rec
     ENTRIES.append(e)
 
 
+def resync(stream, start):
+    """The first offset from `start` on where 12 bytes form a TFRecord header with a valid CRC."""
+    for i in range(start, len(stream) - 11):
+        if struct.unpack_from("<I", stream, i + 8)[0] == masked_crc(stream[i:i + 8]):
+            return i
+    return None
+
+
 def frame_for(framing):
     return tf_frame if framing == "tfrecord" else of_frame
 
@@ -751,6 +759,12 @@ def framing_attacks(compression="none"):
             add(name, data, framing, comp, s, kind, attack, note, record=N_BEFORE, offset=o,
                 before=before, skip=skip, values=values,
                 stream=None if comp == "none" else stream, auto=auto)
+            if kind in ("length_crc_mismatch", "data_crc_mismatch"):
+                # Skip mode passes over [o, next): after a data CRC error the frame; after a
+                # length CRC error up to the first 12 bytes that form a valid header.
+                nxt = o + len(f3) if kind == "data_crc_mismatch" else resync(stream, o + 1)
+                assert nxt == o + len(f3), (name, nxt)
+                ENTRIES[-1]["skipped"] = [o, nxt]
 
         for cut in (1, 5, hl - 1):
             put("truncated_header_%d" % cut, head + f3[:cut], "truncated_header", "truncated_header",
