@@ -18,7 +18,10 @@
 //!   (recordwire lazily, the peers by decoding the whole message);
 //! - `get`: random access to 1 000 pseudo-random ids through the index, with
 //!   the frame CRC and one feature lookup, beside one random 64-byte read of
-//!   the same bytes per id.
+//!   the same bytes per id;
+//! - `micro`: single fast paths against what they replaced, in the same run
+//!   (varint lists byte by byte vs a word at a time; the length CRC through
+//!   the crate's call vs the inline table).
 //!
 //! Run: `cargo bench --bench read`; `python3 benches/report.py` then prints
 //! the table of medians and ratios that BENCHMARKS.md quotes. Every benchmark
@@ -225,6 +228,108 @@ fn sum_bytes(buf: &[u8]) -> u64 {
     s
 }
 
+/// The byte-at-a-time varint loop the word-at-a-time decoder replaced (one
+/// branch per byte), for the `micro` group's before/after.
+fn bytewise_varints(mut bytes: &[u8], out: &mut [i64]) -> usize {
+    let mut n = 0;
+    while !bytes.is_empty() {
+        let mut v = 0u64;
+        let mut i = 0;
+        loop {
+            let b = bytes[i];
+            v |= ((b & 0x7f) as u64) << (7 * i);
+            i += 1;
+            if b < 0x80 {
+                break;
+            }
+        }
+        out[n] = v as i64;
+        n += 1;
+        bytes = &bytes[i..];
+    }
+    n
+}
+
+/// Before/after of single fast paths, on the BERT corpus's own values:
+/// packed varint lists decoded byte by byte versus recordwire's word-at-a-time
+/// decoder (`copy_to_slice` on each record's `input_ids` and `input_mask`
+/// Feature), and the 8-byte length CRC through the `crc32c` crate's call
+/// versus the inline slicing-by-8 table.
+fn micro(c: &mut Criterion) {
+    use recordwire::frame::{masked_crc32c, masked_crc32c_u64};
+    use recordwire::view::Schema;
+    let corpus = &corpus::CORPORA[0];
+    let file = corpus.file(corpus.records);
+    // The packed runs of two int64 features per record (one run each).
+    let mut packed: Vec<&[u8]> = Vec::new();
+    for r in frames(&file) {
+        let ex = ExampleRef::parse(r.data, r.data_offset).expect("valid");
+        for name in ["input_ids", "input_mask"] {
+            let f = ex.get(name).expect("valid").expect("present");
+            let l = f.int64_list().expect("valid").expect("int64");
+            packed.push(l.packed_bytes().expect("valid").expect("one run"));
+        }
+    }
+    // Each as a standalone Feature { int64_list { value: packed } }.
+    let owned: Vec<Vec<u8>> = packed
+        .iter()
+        .map(|run| {
+            let mut list = vec![0x0a];
+            recordwire::wire::encode_varint(run.len() as u64, &mut list);
+            list.extend_from_slice(run);
+            let mut f = vec![0x1a];
+            recordwire::wire::encode_varint(list.len() as u64, &mut f);
+            f.extend_from_slice(&list);
+            f
+        })
+        .collect();
+    let values = owned.len() * 128;
+    let mut out = vec![0i64; 256];
+    let mut g = c.benchmark_group("micro");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements(values as u64));
+    g.bench_function("varint_bytewise", |b| {
+        b.iter(|| {
+            let n: usize = packed.iter().map(|p| bytewise_varints(p, &mut out)).sum();
+            assert_eq!(n, values);
+        })
+    });
+    g.bench_function("varint_words_recordwire", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for f in &owned {
+                let f = FeatureRef::new(f, 0, 0, Schema::TensorFlow);
+                let l = f.int64_list().expect("valid").expect("int64");
+                n += l.copy_to_slice(&mut out).expect("ints");
+            }
+            assert_eq!(n, values);
+        })
+    });
+    let headers: Vec<[u8; 8]> = frames(&file)
+        .map(|r| (r.data.len() as u64).to_le_bytes())
+        .collect();
+    g.throughput(Throughput::Elements(headers.len() as u64));
+    g.bench_function("length_crc_crate_call", |b| {
+        b.iter(|| {
+            let mut x = 0u32;
+            for h in &headers {
+                x ^= masked_crc32c(black_box(h));
+            }
+            black_box(x)
+        })
+    });
+    g.bench_function("length_crc_inline_table", |b| {
+        b.iter(|| {
+            let mut x = 0u32;
+            for h in &headers {
+                x ^= masked_crc32c_u64(black_box(*h));
+            }
+            black_box(x)
+        })
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     for corpus in &corpus::CORPORA {
         let n = corpus.records;
@@ -399,5 +504,5 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, micro, bench);
 criterion_main!(benches);
