@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Seeds fuzz/corpus/<target>/ from testdata/ (the corpus itself is not committed).
 #
-#   framing, stream         whole record files of testdata/ref and testdata/bad
-#                           (the first 16 KiB of bigger ones)
-#   example_view            the payloads of the tf.Example files
-#   sequence_example_view   the payloads of the tf.SequenceExample file
-#   ofrecord_view           the payloads of the OFRecord files
+#   framing, stream         whole record files of testdata/ref, testdata/bad and
+#                           testdata/bad/hostile (the first 16 KiB of bigger ones)
+#   example_view            the payloads of the tf.Example files (and the hostile ones)
+#   sequence_example_view   the payloads of the tf.SequenceExample file (and the hostile
+#                           TFRecord files)
+#   ofrecord_view           the payloads of the OFRecord files (and the hostile ones)
 #   json, dump, roundtrip   all of those payloads
 #   json_read               the lines of the .jsonl files (up to 16 KiB)
 #   index                   u16 index length + index + data: the small record files with no
@@ -28,7 +29,7 @@ targets="framing stream example_view sequence_example_view ofrecord_view json du
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
-for f in "$testdata"/ref/* "$testdata"/bad/*; do
+for f in "$testdata"/ref/* "$testdata"/bad/* "$testdata"/bad/hostile/*; do
     case "$f" in *.json | *.jsonl | *.md) continue ;; esac
     [ -f "$f" ] || continue
     name=$(basename "$(dirname "$f")")-$(basename "$f")
@@ -46,7 +47,8 @@ payloads() {
     size=$(wc -c <"$file")
     while [ $((offset + header)) -le "$size" ]; do
         len=$(od -An -t d8 -j "$offset" -N 8 "$file" | tr -d ' ')
-        if [ "$len" -lt 0 ] || [ $((offset + header + len + footer)) -gt "$size" ]; then
+        # (Compared without adding to len: a huge one would overflow.)
+        if [ "$len" -lt 0 ] || [ "$len" -gt $((size - offset - header - footer)) ]; then
             break
         fi
         if [ "$len" -le "$max" ]; then
@@ -68,6 +70,16 @@ done
 payloads "$testdata"/ref/sequence_examples.tfrecord 12 4 sequence_example_view json dump roundtrip
 for f in "$testdata"/ref/ofrecord.part-0 "$testdata"/bad/base5.ofrecord \
     "$testdata"/bad/of_decode_error*.ofrecord; do
+    payloads "$f" 8 0 ofrecord_view json dump roundtrip
+done
+# The payloads of the hostile suite (deep nesting, long varints, bad wire
+# types...), up to the first frame too damaged to cut.
+for f in "$testdata"/bad/hostile/*.tfrecord; do
+    [ -f "$f" ] || continue
+    payloads "$f" 12 4 example_view sequence_example_view json dump roundtrip
+done
+for f in "$testdata"/bad/hostile/*.ofrecord; do
+    [ -f "$f" ] || continue
     payloads "$f" 8 0 ofrecord_view json dump roundtrip
 done
 
