@@ -141,16 +141,13 @@ fn every_regression_names_its_target() {
     }
 }
 
-/// The known limitation of `testdata/fuzz-regressions/stream-zlib-*.bin`: a
-/// ZLIB stream damaged after whole records. Read from a file, fewer records
-/// (or a shorter skipped range) come out before the `compression_error` than
-/// fed in reads of a few KiB (a pipe), because flate2 drops what it
-/// decompressed in a `read` call that ends in an error. The `stream` target
-/// checks compressed input only up to the first `compression_error` (and
-/// the item before it only by its start) until that is fixed; this is the
-/// stricter check.
+/// `testdata/fuzz-regressions/stream-zlib-*.bin`: a ZLIB stream damaged
+/// after whole records. Read from a file, fewer records (or a shorter skipped
+/// range) came out before the `compression_error` than fed in reads of a few
+/// KiB (a pipe), because flate2's `read` dropped what it decompressed in a
+/// call that ended in an error; `io::Inflater` keeps it, so file and pipe
+/// now agree byte for byte.
 #[test]
-#[ignore = "known limitation: flate2 loses the records decompressed in a read that ends in an error (testdata/fuzz-regressions/README.md)"]
 fn stream_zlib_keeps_the_records_before_the_damage() {
     use recordwire::io::Compression;
     for name in [

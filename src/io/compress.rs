@@ -2,8 +2,6 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use flate2::read::MultiGzDecoder;
-
 use super::Compression;
 use crate::error::ErrorKind;
 
@@ -13,61 +11,300 @@ pub(crate) const MIN_READ: usize = 64 * 1024;
 /// this beyond the bytes that have really arrived.
 pub(crate) const MAX_READ: usize = 1024 * 1024;
 
-/// A strict ZLIB decoder: like flate2's `ZlibDecoder`, but bytes after the end
-/// of the ZLIB stream are an error (`InvalidData`), as is a stream that ends
-/// before its end marker and checksum (`UnexpectedEof`).
-///
-/// TensorFlow's ZLIB record files hold exactly one ZLIB stream, so anything
-/// after it is garbage.
-#[derive(Debug)]
-pub struct ZlibReader<R> {
-    inner: flate2::bufread::ZlibDecoder<R>,
-    finished: bool,
+/// Which container wraps the deflate data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Container {
+    Zlib,
+    Gzip,
 }
 
-impl<R: BufRead> ZlibReader<R> {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before a GZIP member header (or the end of a multi-member file).
+    Header { first: bool },
+    /// Inside the deflate data.
+    Body,
+    /// After the deflate data: the GZIP trailer, or the end of a ZLIB file.
+    Trailer,
+    /// Done (or failed): reads return 0.
+    End,
+}
+
+/// A strict streaming inflater over `flate2::Decompress`, for whole-file
+/// GZIP (every member of a multi-member file) and ZLIB streams.
+///
+/// - **No lost output.** Every byte decompressed before damage is returned;
+///   the error comes on the next read. (flate2's `read` decoders return an
+///   error for a read that produced bytes and then met the damage, and drop
+///   those bytes: up to a whole read of records before the damage.)
+/// - **Strict.** A stream that ends before its end marker and checksum is
+///   `UnexpectedEof`; bytes after a ZLIB stream, or after a GZIP member that
+///   are not another member, are `InvalidData`, as are bad headers,
+///   checksums and lengths.
+#[derive(Debug)]
+pub struct Inflater<R> {
+    inner: R,
+    container: Container,
+    state: State,
+    inflate: flate2::Decompress,
+    crc: flate2::Crc,
+    /// An error met after returning the bytes decoded before it.
+    pending: Option<io::Error>,
+    /// Decompressed bytes not yet read: `out[start..end]`. The inflater
+    /// always writes into this buffer with at least [`Self::OUT`] bytes of
+    /// room, more than its 32 KiB window, so whatever it has decoded when it
+    /// meets damage is written out, whatever size the caller reads in.
+    out: Vec<u8>,
+    start: usize,
+    end: usize,
+}
+
+/// A strict ZLIB decoder ([`Inflater`] for ZLIB). TensorFlow's ZLIB record
+/// files hold exactly one ZLIB stream, so anything after it is garbage.
+pub type ZlibReader<R> = Inflater<R>;
+
+fn invalid(message: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message.into())
+}
+
+fn early_end(what: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!("the stream ends inside {what}"),
+    )
+}
+
+impl<R: BufRead> Inflater<R> {
     /// A decoder of the ZLIB stream in `reader`.
     pub fn new(reader: R) -> Self {
-        ZlibReader {
-            inner: flate2::bufread::ZlibDecoder::new(reader),
-            finished: false,
+        Inflater::with(reader, Container::Zlib)
+    }
+
+    /// A decoder of the GZIP members in `reader`.
+    pub fn gzip(reader: R) -> Self {
+        Inflater::with(reader, Container::Gzip)
+    }
+
+    fn with(inner: R, container: Container) -> Self {
+        Inflater {
+            inner,
+            container,
+            state: match container {
+                Container::Zlib => State::Body,
+                Container::Gzip => State::Header { first: true },
+            },
+            inflate: flate2::Decompress::new(container == Container::Zlib),
+            crc: flate2::Crc::new(),
+            pending: None,
+            out: Vec::new(),
+            start: 0,
+            end: 0,
+        }
+    }
+
+    /// Room the inflater is given for each call (twice its window).
+    const OUT: usize = 64 * 1024;
+
+    /// Reads exactly `out.len()` bytes of a header or trailer.
+    fn read_exact(&mut self, out: &mut [u8], what: &str) -> io::Result<()> {
+        self.inner.read_exact(out).map_err(|e| match e.kind() {
+            io::ErrorKind::UnexpectedEof => early_end(what),
+            _ => e,
+        })
+    }
+
+    /// Skips a zero-terminated header field.
+    fn skip_zero_terminated(&mut self) -> io::Result<()> {
+        loop {
+            let mut b = [0u8; 1];
+            self.read_exact(&mut b, "a GZIP header")?;
+            if b[0] == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Reads a GZIP member header; `Ok(false)` at the clean end of the input
+    /// between members (not allowed before the first).
+    fn header(&mut self, first: bool) -> io::Result<bool> {
+        if !first && self.inner.fill_buf()?.is_empty() {
+            return Ok(false);
+        }
+        let mut h = [0u8; 10];
+        self.read_exact(&mut h, "a GZIP header")?;
+        if h[0] != 0x1f || h[1] != 0x8b {
+            return Err(invalid(if first {
+                "not a GZIP header"
+            } else {
+                "trailing bytes after the last GZIP member"
+            }));
+        }
+        if h[2] != 8 {
+            return Err(invalid(format!(
+                "GZIP compression method {} is not deflate",
+                h[2]
+            )));
+        }
+        let flags = h[3];
+        if flags & 0xe0 != 0 {
+            return Err(invalid("reserved GZIP header flags are set"));
+        }
+        if flags & 0x04 != 0 {
+            let mut len = [0u8; 2];
+            self.read_exact(&mut len, "a GZIP header")?;
+            let mut left = u16::from_le_bytes(len) as usize;
+            while left > 0 {
+                let mut chunk = [0u8; 256];
+                let n = left.min(chunk.len());
+                self.read_exact(&mut chunk[..n], "a GZIP header")?;
+                left -= n;
+            }
+        }
+        if flags & 0x08 != 0 {
+            self.skip_zero_terminated()?;
+        }
+        if flags & 0x10 != 0 {
+            self.skip_zero_terminated()?;
+        }
+        if flags & 0x02 != 0 {
+            let mut crc16 = [0u8; 2];
+            self.read_exact(&mut crc16, "a GZIP header")?;
+        }
+        Ok(true)
+    }
+
+    /// Checks a GZIP trailer (CRC-32 and length of the member's data).
+    fn gzip_trailer(&mut self) -> io::Result<()> {
+        let mut t = [0u8; 8];
+        self.read_exact(&mut t, "a GZIP trailer")?;
+        let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
+        let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
+        if crc != self.crc.sum() {
+            return Err(invalid("GZIP member CRC-32 mismatch"));
+        }
+        if size != self.crc.amount() {
+            return Err(invalid("GZIP member length mismatch"));
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        match self.state {
+            State::End => Ok(Some(0)),
+            State::Header { first } => {
+                if self.header(first)? {
+                    self.inflate.reset(false);
+                    self.crc.reset();
+                    self.state = State::Body;
+                } else {
+                    self.state = State::End;
+                }
+                Ok(None)
+            }
+            State::Trailer => {
+                match self.container {
+                    Container::Gzip => {
+                        self.gzip_trailer()?;
+                        self.state = State::Header { first: false };
+                    }
+                    Container::Zlib => {
+                        // The checksum was checked by the inflater; nothing may follow.
+                        if !self.inner.fill_buf()?.is_empty() {
+                            return Err(invalid("trailing bytes after the end of the zlib stream"));
+                        }
+                        self.state = State::End;
+                    }
+                }
+                Ok(None)
+            }
+            State::Body => {
+                let input = self.inner.fill_buf()?;
+                let eof = input.is_empty();
+                let (in_before, out_before) = (self.inflate.total_in(), self.inflate.total_out());
+                let result = self
+                    .inflate
+                    .decompress(input, buf, flate2::FlushDecompress::None);
+                let consumed = (self.inflate.total_in() - in_before) as usize;
+                let produced = (self.inflate.total_out() - out_before) as usize;
+                self.inner.consume(consumed);
+                if self.container == Container::Gzip {
+                    self.crc.update(&buf[..produced]);
+                }
+                let error = match result {
+                    Ok(flate2::Status::StreamEnd) => {
+                        self.state = State::Trailer;
+                        None
+                    }
+                    Ok(_) if produced == 0 && consumed == 0 => Some(if eof {
+                        early_end("the compressed data")
+                    } else {
+                        invalid("the inflater made no progress")
+                    }),
+                    Ok(_) => None,
+                    Err(e) => Some(invalid(format!("corrupt deflate stream ({e})"))),
+                };
+                match (error, produced) {
+                    (Some(e), 0) => Err(e),
+                    (Some(e), n) => {
+                        self.pending = Some(e);
+                        Ok(Some(n))
+                    }
+                    (None, 0) => Ok(None),
+                    (None, n) => Ok(Some(n)),
+                }
+            }
         }
     }
 }
 
-impl<R: BufRead> Read for ZlibReader<R> {
+impl<R: BufRead> Read for Inflater<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.finished || buf.is_empty() {
+        if buf.is_empty() {
             return Ok(0);
         }
-        let n = self.inner.read(buf)?;
-        if n == 0 {
-            // The stream has ended (flate2 reports an early end as UnexpectedEof):
-            // nothing may follow it.
-            if !self.inner.get_mut().fill_buf()?.is_empty() {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    "trailing bytes after the end of the zlib stream",
-                ));
+        if self.start == self.end {
+            if let Some(e) = self.pending.take() {
+                self.state = State::End;
+                return Err(e);
             }
-            self.finished = true;
+            if self.out.is_empty() {
+                self.out = vec![0; Self::OUT];
+            }
+            let mut out = std::mem::take(&mut self.out);
+            let filled = loop {
+                match self.step(&mut out) {
+                    Ok(Some(n)) => break Ok(n),
+                    Ok(None) => {}
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => break Err(e),
+                    Err(e) => {
+                        self.state = State::End;
+                        break Err(e);
+                    }
+                }
+            };
+            self.out = out;
+            let n = filled?;
+            (self.start, self.end) = (0, n);
         }
+        let n = buf.len().min(self.end - self.start);
+        buf[..n].copy_from_slice(&self.out[self.start..self.start + n]);
+        self.start += n;
         Ok(n)
     }
 }
 
 /// `reader`'s bytes, decompressed as `compression` says (`None` and `Auto`
-/// pass them through): GZIP with [`MultiGzDecoder`] (every member of a
-/// multi-member file, and an error for anything after the last member that is
-/// not another member), ZLIB with [`ZlibReader`].
+/// pass them through): GZIP and ZLIB with [`Inflater`] (every member of a
+/// multi-member GZIP file; an error for anything after the last member or
+/// the ZLIB stream; every byte before damage delivered).
 pub fn decoder<R: Read + Send + 'static>(
     reader: R,
     compression: Compression,
 ) -> Box<dyn Read + Send> {
     match compression {
         Compression::Auto | Compression::None => Box::new(reader),
-        Compression::Gzip => Box::new(MultiGzDecoder::new(reader)),
-        Compression::Zlib => Box::new(ZlibReader::new(BufReader::new(reader))),
+        Compression::Gzip => Box::new(Inflater::gzip(BufReader::new(reader))),
+        Compression::Zlib => Box::new(Inflater::new(BufReader::new(reader))),
     }
 }
 
@@ -188,6 +425,49 @@ mod tests {
             read_error(&err.unwrap(), Compression::Gzip).name(),
             "compression_error"
         );
+    }
+
+    #[test]
+    fn gzip_optional_header_fields_and_damage_after_valid_output() {
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut gz = flate2::GzBuilder::new()
+            .filename("a.tfrecord")
+            .comment("made by a test")
+            .extra(vec![1, 2, 3, 4])
+            .write(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, &data).unwrap();
+        let gz = gz.finish().unwrap();
+        let (out, err) = read_all(Inflater::gzip(&gz[..]));
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(out, data);
+        // A wrong CRC-32 in the trailer: all the data, then the error.
+        let mut bad = gz.clone();
+        let n = bad.len();
+        bad[n - 8] ^= 1;
+        let (out, err) = read_all(Inflater::gzip(&bad[..]));
+        assert_eq!(out, data);
+        assert_eq!(err.unwrap().kind(), io::ErrorKind::InvalidData);
+        // A ZLIB stream whose second block is damaged keeps the first
+        // block's output (a stored block of 1000 bytes, then a reserved
+        // block type), however small the reads.
+        let mut z = vec![0x78, 0x01, 0x00, 0xe8, 0x03, 0x17, 0xfc];
+        z.extend_from_slice(&data[..1000]);
+        z.push(0x07); // BFINAL = 1, BTYPE = 11 (reserved)
+        for chunk in [65536usize, 4096, 1000, 7, 1] {
+            let mut r = Inflater::new(&z[..]);
+            let mut out = Vec::new();
+            let mut buf = vec![0u8; chunk];
+            let err = loop {
+                match r.read(&mut buf) {
+                    Ok(0) => break None,
+                    Ok(k) => out.extend_from_slice(&buf[..k]),
+                    Err(e) => break Some(e),
+                }
+            };
+            assert_eq!(out, data[..1000], "reads of {chunk}");
+            assert_eq!(err.unwrap().kind(), io::ErrorKind::InvalidData);
+            assert_eq!(r.read(&mut buf).unwrap(), 0, "ended after the error");
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ mod mmap;
 mod source;
 mod stream;
 
-pub use compress::{decoder, ZlibReader};
+pub use compress::{decoder, Inflater, ZlibReader};
 pub use file::{RecordFile, STDIN_NAME};
 pub use source::{open_source, Source};
 pub use stream::StreamRecords;
