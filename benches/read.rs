@@ -94,6 +94,20 @@ impl Sink {
     }
 }
 
+/// Every value of one peer feature (prost's and the `tfrecord` crate's
+/// `Option<Kind>` share the shape) into the sink.
+macro_rules! peer_values {
+    ($sink:expr, $kind:expr, $Kind:path) => {{
+        use $Kind as K;
+        match $kind {
+            Some(K::Int64List(l)) => $sink.ints(&l.value),
+            Some(K::FloatList(l)) => $sink.floats(&l.value),
+            Some(K::BytesList(l)) => $sink.bytes(&l.value),
+            None => 0,
+        }
+    }};
+}
+
 /// recordwire: frames, `parse`, every value. Returns (records, values).
 fn recordwire_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
     let (mut n, mut values) = (0, 0);
@@ -127,15 +141,9 @@ fn recordwire_decode_lazy(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
 }
 
 fn prost_owned_values(ex: &peers::prost_owned::Example, sink: &mut Sink) -> usize {
-    use peers::prost_owned::Kind;
     let mut values = 0;
     for f in ex.features.as_ref().expect("features").feature.values() {
-        values += match &f.kind {
-            Some(Kind::Int64List(l)) => sink.ints(&l.value),
-            Some(Kind::FloatList(l)) => sink.floats(&l.value),
-            Some(Kind::BytesList(l)) => sink.bytes(&l.value),
-            None => 0,
-        };
+        values += peer_values!(sink, &f.kind, peers::prost_owned::Kind);
     }
     values
 }
@@ -151,18 +159,13 @@ fn prost_owned_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
 }
 
 fn prost_bytes_decode(file: &Bytes, sink: &mut Sink) -> (usize, usize) {
-    use peers::prost_bytes::{Example, Kind};
+    use peers::prost_bytes::Example;
     let (mut n, mut values) = (0, 0);
     for r in frames(file) {
         let start = r.data_offset as usize;
         let ex = Example::decode(file.slice(start..start + r.data.len())).expect("prost");
         for f in ex.features.as_ref().expect("features").feature.values() {
-            values += match &f.kind {
-                Some(Kind::Int64List(l)) => sink.ints(&l.value),
-                Some(Kind::FloatList(l)) => sink.floats(&l.value),
-                Some(Kind::BytesList(l)) => sink.bytes(&l.value),
-                None => 0,
-            };
+            values += peer_values!(sink, &f.kind, peers::prost_bytes::Kind);
         }
         n += 1;
     }
@@ -194,7 +197,6 @@ fn quick_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
 }
 
 fn tfrecord_crate_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
-    use tfrecord::protobuf::feature::Kind;
     let config = tfrecord::RecordReaderConfig {
         check_integrity: true,
     };
@@ -202,12 +204,7 @@ fn tfrecord_crate_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
     for ex in tfrecord::ExampleIter::from_reader(Cursor::new(buf), config) {
         let ex = ex.expect("tfrecord crate");
         for f in ex.features.as_ref().expect("features").feature.values() {
-            values += match &f.kind {
-                Some(Kind::Int64List(l)) => sink.ints(&l.value),
-                Some(Kind::FloatList(l)) => sink.floats(&l.value),
-                Some(Kind::BytesList(l)) => sink.bytes(&l.value),
-                None => 0,
-            };
+            values += peer_values!(sink, &f.kind, tfrecord::protobuf::feature::Kind);
         }
         n += 1;
     }
@@ -428,19 +425,14 @@ fn bench(c: &mut Criterion) {
             })
         });
         g.bench_function("prost_owned", |bch| {
-            use peers::prost_owned::{Example, Kind};
+            use peers::prost_owned::Example;
             bch.iter(|| {
                 let mut values = 0;
                 for r in frames(buf) {
                     let ex = Example::decode(r.data).expect("prost");
                     let map = &ex.features.as_ref().expect("features").feature;
                     for name in [a, b] {
-                        values += match &map[name].kind {
-                            Some(Kind::Int64List(l)) => sink.ints(&l.value),
-                            Some(Kind::FloatList(l)) => sink.floats(&l.value),
-                            Some(Kind::BytesList(l)) => sink.bytes(&l.value),
-                            None => 0,
-                        };
+                        values += peer_values!(sink, &map[name].kind, peers::prost_owned::Kind);
                     }
                 }
                 check(values)

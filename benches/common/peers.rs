@@ -4,96 +4,63 @@
 
 #![allow(dead_code, missing_docs, clippy::enum_variant_names)]
 
+/// The prost types of example.proto, with bytes fields of the given prost
+/// representation (`"vec"` or `"bytes"`) and Rust type.
+macro_rules! prost_example {
+    ($repr:tt, $bytes:ty) => {
+        use std::collections::HashMap;
+
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct BytesList {
+            #[prost(bytes = $repr, repeated, tag = "1")]
+            pub value: Vec<$bytes>,
+        }
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct FloatList {
+            #[prost(float, repeated, tag = "1")]
+            pub value: Vec<f32>,
+        }
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct Int64List {
+            #[prost(int64, repeated, tag = "1")]
+            pub value: Vec<i64>,
+        }
+        #[derive(Clone, PartialEq, prost::Oneof)]
+        pub enum Kind {
+            #[prost(message, tag = "1")]
+            BytesList(BytesList),
+            #[prost(message, tag = "2")]
+            FloatList(FloatList),
+            #[prost(message, tag = "3")]
+            Int64List(Int64List),
+        }
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct Feature {
+            #[prost(oneof = "Kind", tags = "1, 2, 3")]
+            pub kind: Option<Kind>,
+        }
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct Features {
+            #[prost(map = "string, message", tag = "1")]
+            pub feature: HashMap<String, Feature>,
+        }
+        #[derive(Clone, PartialEq, prost::Message)]
+        pub struct Example {
+            #[prost(message, optional, tag = "1")]
+            pub features: Option<Features>,
+        }
+    };
+}
+
 /// prost, owned (`Vec<u8>` bytes, `String` keys): what `prost-build` generates.
 pub mod prost_owned {
-    use std::collections::HashMap;
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct BytesList {
-        #[prost(bytes = "vec", repeated, tag = "1")]
-        pub value: Vec<Vec<u8>>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FloatList {
-        #[prost(float, repeated, tag = "1")]
-        pub value: Vec<f32>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int64List {
-        #[prost(int64, repeated, tag = "1")]
-        pub value: Vec<i64>,
-    }
-    #[derive(Clone, PartialEq, prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(FloatList),
-        #[prost(message, tag = "3")]
-        Int64List(Int64List),
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Feature {
-        #[prost(oneof = "Kind", tags = "1, 2, 3")]
-        pub kind: Option<Kind>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Features {
-        #[prost(map = "string, message", tag = "1")]
-        pub feature: HashMap<String, Feature>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Example {
-        #[prost(message, optional, tag = "1")]
-        pub features: Option<Features>,
-    }
+    prost_example!("vec", Vec<u8>);
 }
 
 /// prost with `bytes::Bytes` fields (`prost-build`'s `.bytes(["."])`):
 /// bytes values are slices of the input buffer, not copies.
 pub mod prost_bytes {
-    use bytes::Bytes;
-    use std::collections::HashMap;
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct BytesList {
-        #[prost(bytes = "bytes", repeated, tag = "1")]
-        pub value: Vec<Bytes>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FloatList {
-        #[prost(float, repeated, tag = "1")]
-        pub value: Vec<f32>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int64List {
-        #[prost(int64, repeated, tag = "1")]
-        pub value: Vec<i64>,
-    }
-    #[derive(Clone, PartialEq, prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(FloatList),
-        #[prost(message, tag = "3")]
-        Int64List(Int64List),
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Feature {
-        #[prost(oneof = "Kind", tags = "1, 2, 3")]
-        pub kind: Option<Kind>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Features {
-        #[prost(map = "string, message", tag = "1")]
-        pub feature: HashMap<String, Feature>,
-    }
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Example {
-        #[prost(message, optional, tag = "1")]
-        pub features: Option<Features>,
-    }
+    prost_example!("bytes", bytes::Bytes);
 }
 
 /// quick-protobuf, borrowed: what `pb-rs` generates for example.proto
