@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seeds fuzz/corpus/<target>/ from testdata/ (the corpus itself is not committed).
 #
-#   framing, stream         whole record files of testdata/ref, testdata/bad and
+#   framing, stream         whole record files of testdata/ref, testdata/index, testdata/bad and
 #                           testdata/bad/hostile (the first 16 KiB of bigger ones)
 #   example_view            the payloads of the tf.Example files (and the hostile ones)
 #   sequence_example_view   the payloads of the tf.SequenceExample file (and the hostile
@@ -29,7 +29,7 @@ targets="framing stream example_view sequence_example_view ofrecord_view json du
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
-for f in "$testdata"/ref/* "$testdata"/bad/* "$testdata"/bad/hostile/*; do
+for f in "$testdata"/ref/* "$testdata"/index/*.tfrecord "$testdata"/bad/* "$testdata"/bad/hostile/*; do
     case "$f" in *.json | *.jsonl | *.md) continue ;; esac
     [ -f "$f" ] || continue
     name=$(basename "$(dirname "$f")")-$(basename "$f")

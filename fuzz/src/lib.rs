@@ -82,12 +82,14 @@ pub type Item = (
 /// - each record's data is the subslice of `input` at its `data_offset`;
 /// - ids are consecutive from 0 (a damaged frame or skipped range uses one id)
 ///   and every error carries the id and start offset of the frame being read;
-/// - the records' frames and the skipped ranges tile the input from 0 up to
+/// - the records' frames, the skipped ranges and the pad frames the walk
+///   passes over without an item (SPEC §7) tile the input from 0 up to
 ///   where the walk stops; an error that skips nothing ends the walk, and a
 ///   walk that ends without such an error has consumed the whole input;
 /// - the error count and limit are kept, and the walk terminates (each item
 ///   consumes at least one byte) and stays ended.
 pub fn walk(input: &[u8], mut it: Records<'_>, policy: ErrorPolicy) -> Vec<Item> {
+    let framing = it.framing();
     let (mut pos, mut id, mut errors, mut out) = (0u64, 0u64, 0u64, Vec::new());
     let mut ended_by_error = false;
     while let Some(item) = it.next() {
@@ -98,6 +100,7 @@ pub fn walk(input: &[u8], mut it: Records<'_>, policy: ErrorPolicy) -> Vec<Item>
         assert!(out.len() <= input.len(), "more items than bytes");
         match &item {
             Ok(r) => {
+                pos = pads_between(input, framing, pos, r.offset);
                 let at = usize::try_from(r.data_offset).expect("data offset");
                 let data = input
                     .get(at..at + r.data.len())
@@ -110,6 +113,9 @@ pub fn walk(input: &[u8], mut it: Records<'_>, policy: ErrorPolicy) -> Vec<Item>
             }
             Err(e) => {
                 errors += 1;
+                if e.offset() > pos {
+                    pos = pads_between(input, framing, pos, e.offset());
+                }
                 assert_eq!((e.record(), e.offset()), (Some(id), pos), "{e}");
                 match it.skipped() {
                     Some((start, end)) => {
@@ -136,6 +142,9 @@ pub fn walk(input: &[u8], mut it: Records<'_>, policy: ErrorPolicy) -> Vec<Item>
         ));
     }
     assert!(it.next().is_none() && it.next().is_none(), "not fused");
+    if !ended_by_error {
+        pos = pads_between(input, framing, pos, input.len() as u64);
+    }
     assert!(
         ended_by_error || pos == input.len() as u64,
         "ended cleanly at {pos} of {}",
@@ -149,6 +158,34 @@ pub fn walk(input: &[u8], mut it: Records<'_>, policy: ErrorPolicy) -> Vec<Item>
         ErrorPolicy::Skip { max_errors: None } => {}
     }
     out
+}
+
+/// Checks that `input[from..to]` is a run of whole pad frames of `framing`
+/// (none when `from == to`), which a walk that skips pads passes over without
+/// an item; returns `to`.
+fn pads_between(input: &[u8], framing: Framing, from: u64, to: u64) -> u64 {
+    assert!(from <= to, "went back from {from} to {to}");
+    let gap = &input[from as usize..to as usize];
+    // Data CRCs are not asked for: the walk checked them if it was told to.
+    let opts = ReadOptions::default()
+        .with_skip_pads(false)
+        .with_data_crc(false);
+    let mut end = 0;
+    for frame in records(gap, framing, opts) {
+        let frame = frame.unwrap_or_else(|e| panic!("{from}..{to} is not pads: {e}"));
+        assert!(
+            recordwire::index::is_pad(frame.data),
+            "a frame at {} in a gap left without an item is not a pad",
+            from + frame.offset
+        );
+        end = frame.end;
+    }
+    assert_eq!(
+        end,
+        gap.len() as u64,
+        "{from}..{to} is not whole pad frames"
+    );
+    to
 }
 
 /// [`walk`] over the whole of `input` with `framing` and `policy`.
