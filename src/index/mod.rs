@@ -218,8 +218,9 @@ impl Table {
 /// size (appended to or truncated since) and the fingerprint (rewritten
 /// since). This reads the header, the first and last 4 KiB of the data, and
 /// at most 65 frame headers: a fixed cost whatever the size of the file. The
-/// table CRC is checked only by [`verify_table`](Self::verify_table), which
-/// reads the whole table.
+/// table CRC is checked by [`verify_table`](Self::verify_table), which
+/// reads the whole table; [`load_native`](Self::load_native) (index files:
+/// the sidecar, `--index`) calls it, `open_native` does not.
 ///
 /// **What the fingerprint cannot see**: a rewrite that keeps the size, the
 /// first and last 4 KiB and the sampled frame headers (a change inside
@@ -564,8 +565,17 @@ impl Index {
     }
 
     /// Reads the native index file at `path` (memory-mapped when `mmap`,
-    /// else read) and opens it for `data` ([`open_native`](Self::open_native)).
+    /// else read), opens it for `data` ([`open_native`](Self::open_native))
+    /// and checks its whole table ([`verify_table`](Self::verify_table)).
     /// Errors carry the index file's path.
+    ///
+    /// This is how the sidecar and `--index` files are opened: an index file
+    /// on disk may have been damaged, and a damaged entry that the
+    /// fingerprint does not sample would otherwise go unseen until a
+    /// [`get`](Self::get) of its records, and would silently skew what reads
+    /// only the offsets (page groups, sizes). The table check reads 8 bytes
+    /// per record once (a CRC pass: about a millisecond per million records);
+    /// callers that cannot afford it use [`open_native`](Self::open_native).
     pub fn load_native(path: impl AsRef<Path>, data: &[u8], mmap: bool) -> Result<Index, Error> {
         let path = path.as_ref();
         let options = crate::io::OpenOptions::default()
@@ -573,7 +583,9 @@ impl Index {
             .with_compression(crate::io::Compression::None)
             .with_mmap(mmap);
         let file = crate::io::RecordFile::open(path, &options)?;
-        Index::open_native(file.bytes().clone(), data).map_err(|e| e.with_file(file.name()))
+        Index::open_native(file.bytes().clone(), data)
+            .and_then(|index| index.verify_table().map(|()| index))
+            .map_err(|e| e.with_file(file.name()))
     }
 
     /// Checks that `data` is the data this index was made for: its size, then
