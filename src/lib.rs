@@ -110,4 +110,7 @@ pub mod order;
 pub mod view;
 pub mod wire;
 
+#[cfg(test)]
+mod test_util;
+
 pub use error::{DecodeError, DecodeReason, Error, ErrorKind, Result};

@@ -1017,6 +1017,8 @@ mod tests {
         }
 
         proptest! {
+            #![proptest_config(crate::test_util::proptest_config())]
+
             #[test]
             fn garbage_never_panics(buf in proptest::collection::vec(any::<u8>(), 0..512), opts in policies()) {
                 check_invariants(&buf, Framing::TfRecord, opts);

@@ -273,6 +273,8 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(crate::test_util::proptest_config())]
+
         #[test]
         fn round_trip(v: u64) {
             let mut buf = Vec::new();
