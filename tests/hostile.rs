@@ -12,9 +12,9 @@
 //! --on-error skip`, `verify`, and `decode` of the bare payloads), the binary
 //! also under a 1 GiB address-space limit, with a time limit on every child.
 //!
-//! Entries that show a known bug are listed in [`KNOWN_BUGS`]: the ordinary
-//! tests check only what still holds for them (no crash, the right kind, exit
-//! status 1), and the ignored test `known_bugs` checks them fully.
+//! Every entry is checked fully: there is no list of known bugs. (There was
+//! one, of six compressed streams damaged after valid frames whose frames 0-2
+//! were lost, until `io::Inflater` delivered them.)
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -27,12 +27,6 @@ use recordwire::io::{Compression, OpenOptions, RecordFile, Source};
 use recordwire::view::{DecodeOptions, ExampleRef, OfRecordRef, PayloadKind};
 use recordwire::{Error, ErrorKind};
 use serde_json::Value;
-
-/// Files whose expected outcome recordwire does not give yet, and why: none
-/// at the moment. The six compressed streams damaged after valid frames that
-/// were listed here (flate2's `read` dropped the output of a call that met
-/// the damage, so frames 0-2 were lost) are delivered since `io::Inflater`.
-const KNOWN_BUGS: &[(&str, &str)] = &[];
 
 /// Time limit for one run of the binary.
 const CHILD_TIMEOUT: Duration = Duration::from_secs(20);
@@ -73,13 +67,6 @@ impl Hostile {
 
     fn ok(&self) -> bool {
         self.outcome == "ok"
-    }
-
-    fn known_bug(&self) -> Option<&'static str> {
-        KNOWN_BUGS
-            .iter()
-            .find(|(f, _)| *f == self.file)
-            .map(|(_, why)| *why)
     }
 
     fn framing(&self) -> Framing {
@@ -192,15 +179,12 @@ fn manifest() -> Vec<Hostile> {
         .collect()
 }
 
-/// Runs `check` on every entry (except known bugs, unless `bugs`), and fails
-/// with every failure's message at the end, so that one run shows them all.
-fn for_each(bugs: bool, mut check: impl FnMut(&Hostile)) {
+/// Runs `check` on every entry, and fails with every failure's message at
+/// the end, so that one run shows them all.
+fn for_each(mut check: impl FnMut(&Hostile)) {
     let mut failures = Vec::new();
     let mut n = 0;
     for h in manifest() {
-        if h.known_bug().is_some() != bugs {
-            continue;
-        }
         n += 1;
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&h)));
         if let Err(e) = r {
@@ -512,13 +496,6 @@ fn manifest_covers_every_kind_and_attack() {
         };
         assert_eq!(h.outcome, want, "{}", h.file);
     }
-    // Known bugs name real entries.
-    for (f, _) in KNOWN_BUGS {
-        assert!(
-            all.iter().any(|h| h.file == *f),
-            "known bug {f} not in the manifest"
-        );
-    }
     eprintln!("{} entries", all.len());
 }
 
@@ -664,7 +641,7 @@ fn check_walk(h: &Hostile, walk: &Walk, want: &[String], how: &str) {
 
 #[test]
 fn library_fail_mode() {
-    for_each(false, |h| {
+    for_each(|h| {
         for mmap in [true, false] {
             let walk = walk_source(h, ErrorPolicy::Fail, mmap);
             check_walk(h, &walk, &h.json_before, &format!("Source (mmap {mmap})"));
@@ -690,7 +667,7 @@ fn library_fail_mode() {
 
 #[test]
 fn library_skip_mode() {
-    for_each(false, |h| {
+    for_each(|h| {
         let Some(want) = &h.json_skip else {
             // Not meaningful (no way to find the next frame): no panic, the
             // records before are there, and the first error is the expected one.
@@ -710,7 +687,7 @@ fn library_skip_mode() {
 /// (offset and reason) as the walk, or none for `ok`, whichever way it is asked.
 #[test]
 fn views_parse_and_validate_the_payload() {
-    for_each(false, |h| {
+    for_each(|h| {
         let Some((start, end)) = h.payload_range() else {
             return;
         };
@@ -765,7 +742,7 @@ fn views_parse_and_validate_the_payload() {
 
 #[test]
 fn cli_cat_fail_mode() {
-    for_each(false, |h| {
+    for_each(|h| {
         let path = h.path();
         for opts in h.arg_variants() {
             let out = run_bin(&args(&["cat"], &opts, &path));
@@ -776,7 +753,7 @@ fn cli_cat_fail_mode() {
 
 #[test]
 fn cli_cat_skip_mode() {
-    for_each(false, |h| {
+    for_each(|h| {
         let path = h.path();
         let out = run_bin(&args(
             &["cat", "--on-error", "skip"],
@@ -825,7 +802,7 @@ fn cli_cat_skip_mode() {
 
 #[test]
 fn cli_verify() {
-    for_each(false, |h| {
+    for_each(|h| {
         let path = h.path();
         for opts in h.arg_variants() {
             let out = run_bin(&args(&["verify"], &opts, &path));
@@ -838,7 +815,7 @@ fn cli_verify() {
 /// 1 GiB: the same answers, exit status 0 or 1 (not an abort or a kill).
 #[test]
 fn cli_under_address_space_limit() {
-    for_each(false, |h| {
+    for_each(|h| {
         let path = h.path();
         let opts = h.explicit_args();
         let out = run_bin_limited(&args(&["verify"], &opts, &path));
@@ -852,7 +829,7 @@ fn cli_under_address_space_limit() {
 /// not allocate a declared length either), under the address-space limit.
 #[test]
 fn cli_cat_from_stdin_under_address_space_limit() {
-    for_each(false, |h| {
+    for_each(|h| {
         let out = run_bin_limited_with_stdin(
             &args(&["cat"], &h.explicit_args(), "-"),
             Some(Path::new(&h.path())),
@@ -868,7 +845,7 @@ fn cli_cat_from_stdin_under_address_space_limit() {
 fn other_commands_fail_cleanly_under_address_space_limit() {
     let dir = tempfile::tempdir().expect("temp dir");
     let index = dir.path().join("index").display().to_string();
-    for_each(false, |h| {
+    for_each(|h| {
         let path = h.path();
         let opts = h.explicit_args();
         let runs: [Vec<String>; 6] = [
@@ -902,7 +879,7 @@ fn other_commands_fail_cleanly_under_address_space_limit() {
 #[test]
 fn cli_decode_bare_payloads_under_address_space_limit() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for_each(false, |h| {
+    for_each(|h| {
         let Some((start, end)) = h.payload_range() else {
             return;
         };
