@@ -143,7 +143,8 @@ pub enum Command {
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
-        /// Index to use (with a single file).
+        /// Index to use, with a single file: native, DALI text or raw offset
+        /// table (told apart by content).
         #[arg(long)]
         index: Option<PathBuf>,
     },
@@ -234,8 +235,9 @@ pub enum Command {
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
-        /// Index to use (native or dali format); default: the sidecar
-        /// `FILE.rwindex` when it is current, else one built in memory.
+        /// Index to use: native, DALI text or raw offset table (told apart by
+        /// content); default: the sidecar `FILE.rwindex` when it is current,
+        /// else one built in memory.
         #[arg(long)]
         index: Option<PathBuf>,
         /// Only these features (comma-separated names).
@@ -249,7 +251,8 @@ pub enum Command {
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
-        /// Index to use (native or dali); default: the current sidecar, else built in memory.
+        /// Index to use: native, DALI text or raw offset table (told apart by
+        /// content); default: the current sidecar, else built in memory.
         #[arg(long)]
         index: Option<PathBuf>,
         /// sequential, shuffle, page-aware or quasi-random.
@@ -302,7 +305,8 @@ pub enum Command {
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
-        /// Index to use (native or dali); default: the current sidecar, else built in memory.
+        /// Index to use: native, DALI text or raw offset table (told apart by
+        /// content); default: the current sidecar, else built in memory.
         #[arg(long)]
         index: Option<PathBuf>,
         /// Timed sequential passes (the median and the best are reported).

@@ -24,24 +24,22 @@ pub(super) fn data_or_fatal(e: Error, stderr: &mut dyn Write) -> Failure {
     }
 }
 
-/// Reads an index file given with `--index`: native (by its magic) or DALI text.
+/// Reads an index file given with `--index`, in any of the three formats,
+/// told apart by its content ([`IndexFormat::detect`]). A native one is used
+/// in place from a map when `mmap`.
 fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, Error> {
     let name = path.display().to_string();
     let mut head = [0u8; 8];
     let n = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
         .map_err(|e| Error::io(&e).with_file(name.as_str()))?;
-    if n == 8 && head == crate::index::NATIVE_MAGIC {
+    if IndexFormat::detect(&head[..n]) == IndexFormat::Native {
         Index::load_native(path, file.bytes(), mmap).map_err(|e| e.with_file(name.as_str()))
     } else {
         let bytes = std::fs::read(path).map_err(|e| Error::io(&e).with_file(name.as_str()))?;
-        Index::read_as(
-            IndexFormat::Dali,
-            bytes.into(),
-            file.bytes(),
-            file.framing(),
-        )
-        .map_err(|e| e.with_file(name.as_str()))
+        let format = IndexFormat::detect(&bytes);
+        Index::read_as(format, bytes.into(), file.bytes(), file.framing())
+            .map_err(|e| e.with_file(name.as_str()))
     }
 }
 

@@ -35,6 +35,32 @@ impl IndexFormat {
             IndexFormat::Lirs => "lirs",
         }
     }
+
+    /// Tells the format of an index file from (at least the first bytes of)
+    /// its content: native by its magic number, DALI text when every byte is
+    /// an ASCII digit or white space, else a raw offset table. A raw table
+    /// cannot pass for text: the top byte of each entry is zero for any data
+    /// file under 64 PiB. An empty file is an empty text index.
+    ///
+    /// ```
+    /// use recordwire::index::IndexFormat;
+    ///
+    /// assert_eq!(IndexFormat::detect(b"RWINDEX\0..."), IndexFormat::Native);
+    /// assert_eq!(IndexFormat::detect(b"0 131\n131 131\n"), IndexFormat::Dali);
+    /// assert_eq!(IndexFormat::detect(&131u64.to_le_bytes()), IndexFormat::Lirs);
+    /// ```
+    pub fn detect(content: &[u8]) -> IndexFormat {
+        if content.starts_with(&super::NATIVE_MAGIC) {
+            IndexFormat::Native
+        } else if content
+            .iter()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_whitespace())
+        {
+            IndexFormat::Dali
+        } else {
+            IndexFormat::Lirs
+        }
+    }
 }
 
 impl fmt::Display for IndexFormat {
