@@ -393,6 +393,9 @@ fn every_record_file() -> Vec<PathBuf> {
     add_dir(testdata("ref"), &not_text);
     add_dir(testdata("bad"), &not_text);
     add_dir(testdata("bad/hostile"), &not_text);
+    add_dir(testdata("bad/stale"), &|n: &str| {
+        n.ends_with(".tfrecord") || n.ends_with(".ofrecord")
+    });
     add_dir(testdata("index"), &|n: &str| n.ends_with(".tfrecord"));
     add_dir(testdata("fuzz-regressions"), &|n: &str| {
         (n.starts_with("framing-") || n.starts_with("stream-")) && n.ends_with(".bin")
