@@ -673,18 +673,30 @@ pub fn use_index(index: Result<recordwire::index::Index, Error>, data: &[u8]) {
 
 /// Writes `index` (built from `data`) in every format and reads it back.
 pub fn index_formats_round_trip(index: &recordwire::index::Index, data: &[u8]) {
-    use recordwire::index::Index;
+    use recordwire::index::{Index, IndexFormat};
+    // What the CLI's --index would take each written file for: its format
+    // (an empty DALI file and an empty raw table are the same, no records).
+    let detected = |bytes: &[u8], format: IndexFormat| {
+        assert!(
+            bytes.is_empty() || IndexFormat::detect(bytes) == format,
+            "a {format} index detected as {}",
+            IndexFormat::detect(bytes)
+        );
+    };
     let mut native = Vec::new();
     index.write_native(&mut native).expect("write to a Vec");
+    detected(&native, IndexFormat::Native);
     let back = Index::open_native(native.into(), data).expect("native index reads back");
     assert_eq!(back.offsets(), index.offsets());
     let mut dali = Vec::new();
     if index.write_dali(data, &mut dali).is_ok() {
+        detected(&dali, IndexFormat::Dali);
         let back = Index::read_dali(&dali, data, index.framing()).expect("DALI index reads back");
         assert_eq!(back.offsets(), index.offsets());
     }
     let mut lirs = Vec::new();
     if index.write_lirs(&mut lirs).is_ok() {
+        detected(&lirs, IndexFormat::Lirs);
         let back = Index::read_lirs(&lirs, data, index.framing()).expect("offset table reads back");
         assert_eq!(back.starts(), index.starts());
     }
