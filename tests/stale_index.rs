@@ -31,10 +31,14 @@ fn read(name: &str) -> Vec<u8> {
     std::fs::read(bad(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// A file of `testdata/bad/` as a command-line argument.
+fn arg(name: &str) -> String {
+    bad(name).display().to_string()
+}
+
 /// The true index of a record file, built by scanning it.
-fn scan(path: PathBuf, framing: Framing) -> Index {
-    let data = std::fs::read(&path).unwrap();
-    Index::build(&data, framing, true).unwrap()
+fn scan(name: &str, framing: Framing) -> Index {
+    Index::build(&read(name), framing, true).unwrap()
 }
 
 const FORMATS: [(IndexFormat, &str); 3] = [
@@ -72,11 +76,11 @@ fn cases() -> Vec<Case> {
             "part-0.ofrecord",
         ),
     ] {
-        let base = scan(bad(&format!("base5.{ext}")), framing);
+        let base = scan(&format!("base5.{ext}"), framing);
         let base_size = base.data_size();
         let starts = base.starts().to_vec();
         assert_eq!(starts.len(), 5);
-        let other_ix = scan(bad(other_file), framing);
+        let other_ix = scan(other_file, framing);
         for (format, suffix) in FORMATS {
             let native = format == IndexFormat::Native;
             let index = format!("stale/base5.{ext}.{suffix}");
@@ -145,10 +149,7 @@ fn formats_are_told_apart_by_content() {
         }
     }
     // The DALI index written by vahidk/tfrecord's create_index.
-    let external = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/index/examples.tfrecord.tfindex"),
-    )
-    .unwrap();
+    let external = read("../index/examples.tfrecord.tfindex");
     assert_eq!(IndexFormat::detect(&external), IndexFormat::Dali);
     assert_eq!(IndexFormat::detect(b""), IndexFormat::Dali);
 }
@@ -160,7 +161,7 @@ fn every_index_works_with_its_own_data() {
         (Framing::OfRecord, "ofrecord"),
     ] {
         let data = format!("base5.{ext}");
-        let truth = scan(bad(&data), framing);
+        let truth = scan(&data, framing);
         let expected: Vec<Value> = std::fs::read_to_string(bad(&format!("base5.{ext}.jsonl")))
             .unwrap()
             .lines()
@@ -170,8 +171,8 @@ fn every_index_works_with_its_own_data() {
             let index = format!("stale/base5.{ext}.{suffix}");
             let ix = load(&index, &read(&data), framing).unwrap();
             assert_eq!(ix.offsets(), truth.offsets(), "{index}");
-            let (d, i) = (bad(&data), bad(&index));
-            let (d, i) = (d.to_str().unwrap(), i.to_str().unwrap());
+            let (d, i) = (arg(&data), arg(&index));
+            let (d, i) = (d.as_str(), i.as_str());
             let (code, out, err) = cli::run(&["count", d, "--index", i]);
             assert_eq!((code, out.trim(), err.as_str()), (0, "5", ""), "{index}");
             let (code, out, err) = cli::run(&["get", d, "4", "1", "--index", i]);
@@ -199,8 +200,8 @@ fn stale_indexes_are_refused_where_they_disagree() {
         assert!(err.to_string().contains(c.says), "{what}: {err}");
 
         // The CLI: exit 1, nothing on stdout, one line naming the index file.
-        let (d, i) = (bad(&c.data), bad(&c.index));
-        let (d, i) = (d.to_str().unwrap(), i.to_str().unwrap());
+        let (d, i) = (arg(&c.data), arg(&c.index));
+        let (d, i) = (d.as_str(), i.as_str());
         let mut at = format!("at byte {}: ", c.offset);
         if let Some(r) = c.record {
             at = format!("record {r} {at}");
@@ -228,15 +229,15 @@ fn stale_indexes_are_refused_where_they_disagree() {
 #[test]
 fn a_rewrite_that_keeps_the_frames_is_left_to_the_data_crc() {
     let (d, i) = (
-        bad("stale/rewritten.tfrecord"),
-        bad("stale/base5.tfrecord.tfindex"),
+        arg("stale/rewritten.tfrecord"),
+        arg("stale/base5.tfrecord.tfindex"),
     );
-    let (d, i) = (d.to_str().unwrap(), i.to_str().unwrap());
+    let (d, i) = (d.as_str(), i.as_str());
     let (code, out, _) = cli::run(&["get", d, "1", "--index", i]);
     assert_eq!((code, out.lines().count()), (0, 1));
     let (code, out, err) = cli::run(&["get", d, "2", "--index", i]);
     assert_eq!((code, out.as_str()), (1, ""));
-    let start = scan(bad("base5.tfrecord"), Framing::TfRecord).starts()[2];
+    let start = scan("base5.tfrecord", Framing::TfRecord).starts()[2];
     assert!(
         err.starts_with(&format!(
             "error[data_crc_mismatch]: {d}: record 2 at byte {start}: "
