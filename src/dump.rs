@@ -28,6 +28,7 @@
 use std::fmt::Write as _;
 
 use crate::error::DecodeError;
+use crate::names::push_quoted;
 use crate::view::{Kind, PayloadKind, Schema};
 use crate::wire::{Cursor, Field, FieldReader, Value, MAX_DEPTH};
 
@@ -116,12 +117,6 @@ fn line_start(out: &mut String, offset: u64, raw: &[u8], indent: usize) {
     }
 }
 
-fn quoted(out: &mut String, bytes: &[u8]) {
-    let mut v = Vec::new();
-    crate::json::write_str_bytes(&mut v, bytes);
-    out.push_str(&String::from_utf8_lossy(&v));
-}
-
 fn hex_preview(out: &mut String, bytes: &[u8]) {
     for b in bytes.iter().take(MAX_SHOWN) {
         let _ = write!(out, " {b:02x}");
@@ -175,7 +170,7 @@ fn dump_message(
             (Some(Slot::Key), Value::Len(key)) => {
                 line_start(out, f.offset, tag_and_len, indent);
                 let _ = write!(out, "key ({}:{wire}) ", f.number);
-                quoted(out, key);
+                push_quoted(out, key);
                 out.push('\n');
             }
             (Some(Slot::Values(kind)), value) => {

@@ -106,6 +106,7 @@ pub mod frame;
 pub mod index;
 pub mod io;
 pub mod json;
+pub mod names;
 pub mod order;
 pub mod view;
 pub mod wire;

@@ -73,6 +73,7 @@ use crate::error::Error;
 use crate::frame::{detect, ErrorPolicy, Framing, Record};
 use crate::index::{IndexOrigin, Shard};
 use crate::io::{Compression, OpenOptions, Source};
+use crate::names::quoted;
 use crate::view::{
     DecodeOptions, Element, ExampleRef, FeatureRef, FeaturesRef, Kind, ListRef, NumList,
     OfRecordRef, PayloadKind, SequenceExampleRef,
@@ -629,12 +630,6 @@ fn num(x: Option<f64>) -> String {
     }
 }
 
-fn json_str(s: &[u8]) -> String {
-    let mut v = Vec::new();
-    crate::json::write_str_bytes(&mut v, s);
-    String::from_utf8_lossy(&v).into_owned()
-}
-
 /// `1.23 M` and the like (SI prefixes).
 fn si(x: f64) -> String {
     if x >= 1e9 {
@@ -699,7 +694,7 @@ impl Report<'_> {
         let c = &self.counts;
         let (random, floor, ratio) = match &self.random {
             Random::Skipped(why) => {
-                let s = format!("{{\"skipped\":true,\"reason\":{}}}", json_str(why.as_bytes()));
+                let s = format!("{{\"skipped\":true,\"reason\":{}}}", quoted(why.as_bytes()));
                 (s.clone(), s, None)
             }
             Random::Done {
@@ -715,7 +710,7 @@ impl Report<'_> {
                     self.seed,
                     feature
                         .as_deref()
-                        .map_or_else(|| "null".into(), json_str),
+                        .map_or_else(|| "null".into(), quoted),
                     Self::latency_json(get)
                 ),
                 format!(
@@ -729,7 +724,7 @@ impl Report<'_> {
         };
         format!(
             "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"mapped\":{},\"data_crc\":{},\"bytes\":{},\"stream_bytes\":{},\"records\":{},\"values\":{},\"data_bytes\":{},\"sequential\":{},\"framing_only\":{},\"random_access\":{},\"random_read_64\":{},\"ratio_p50\":{},\"timer_overhead_ns\":{}}}\n",
-            json_str(self.file.as_bytes()),
+            quoted(self.file.as_bytes()),
             self.framing.name(),
             self.compression.name(),
             self.payload.name(),
@@ -837,7 +832,7 @@ impl Report<'_> {
                         "built" => "built in memory",
                         other => other,
                     },
-                    feature.as_deref().map_or_else(|| "(none)".into(), json_str)
+                    feature.as_deref().map_or_else(|| "(none)".into(), quoted)
                 );
                 let _ = writeln!(s, "  get+lookup:    {}", lat(get));
                 let _ = writeln!(s, "  {floor_width}-byte read:  {}", lat(floor));

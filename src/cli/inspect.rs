@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::{decode_error, next_or_fail, report, CmdResult, Failure, ReadArgs};
 use crate::frame::ErrorPolicy;
+use crate::names::quoted;
 use crate::view::{
     DecodeOptions, ExampleRef, FeatureRef, FeaturesRef, Kind, OfRecordRef, PayloadKind,
     SequenceExampleRef,
@@ -130,12 +131,6 @@ impl Schema {
     }
 }
 
-fn name_json(name: &[u8]) -> String {
-    let mut v = Vec::new();
-    crate::json::write_str_bytes(&mut v, name);
-    String::from_utf8_lossy(&v).into_owned()
-}
-
 fn kinds_text(s: &FeatureStats) -> String {
     s.kinds
         .iter()
@@ -209,7 +204,7 @@ pub(super) fn inspect(
             .map(|(n, s)| {
                 format!(
                     "{}:{{\"records\":{},\"kinds\":{},\"values\":{}}}",
-                    name_json(n),
+                    quoted(n),
                     s.values.n,
                     kinds_json(s),
                     stat_json(&s.values)
@@ -222,7 +217,7 @@ pub(super) fn inspect(
             .map(|(n, (steps, s))| {
                 format!(
                     "{}:{{\"records\":{},\"steps\":{},\"kinds\":{},\"values\":{}}}",
-                    name_json(n),
+                    quoted(n),
                     steps.n,
                     stat_json(steps),
                     kinds_json(s),
@@ -233,7 +228,7 @@ pub(super) fn inspect(
         writeln!(
             stdout,
             "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
-            name_json(name.as_bytes()),
+            quoted(name.as_bytes()),
             framing.name(),
             compression.name(),
             payload.name(),
@@ -283,7 +278,7 @@ pub(super) fn inspect(
         .context
         .keys()
         .chain(schema.lists.keys())
-        .map(|n| name_json(n).chars().count())
+        .map(|n| quoted(n).chars().count())
         .max()
         .unwrap_or(4)
         .max(7);
@@ -304,7 +299,7 @@ pub(super) fn inspect(
         writeln!(
             stdout,
             "  {:<width$}  {:<24}  {:>8}  {} / {:.1} / {}",
-            name_json(n),
+            quoted(n),
             kinds_text(s),
             s.values.n,
             s.values.min(),
@@ -325,7 +320,7 @@ pub(super) fn inspect(
             writeln!(
                 stdout,
                 "  {:<width$}  {:<24}  {:>8}  {} / {:.1} / {}  {} / {:.1} / {}",
-                name_json(n),
+                quoted(n),
                 kinds_text(s),
                 steps.n,
                 steps.min(),

@@ -329,7 +329,7 @@ impl Conversion {
             f @ (Feature::Double(_) | Feature::Int32(_)) => {
                 return Err(ConvertError::Unmappable(format!(
                     "feature {} is an {} which tf.Example has no equivalent for (use --{} to convert it)",
-                    crate::json::read::quoted_name(name),
+                    crate::names::quoted(name),
                     f.kind().map_or("", |k| k.name()),
                     if matches!(f, Feature::Double(_)) { "narrow-doubles" } else { "widen-int32" }
                 )))

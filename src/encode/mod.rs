@@ -77,7 +77,7 @@ impl fmt::Display for EncodeError {
             EncodeError::InvalidUtf8Name { name } => write!(
                 f,
                 "name {} is not valid UTF-8, which tf.Example requires",
-                crate::json::read::quoted_name(name)
+                crate::names::quoted(name)
             ),
         }
     }

@@ -42,8 +42,6 @@
 //! assert_eq!(it.errors(), 1);
 //! ```
 
-use std::fmt;
-
 mod build;
 mod crc;
 mod options;
@@ -64,34 +62,3 @@ pub use parse::{
 pub use records::{records, records_at, Record, Records};
 
 pub(crate) use records::{Step, Walker};
-
-/// A name that is not one of the accepted names of an option
-/// ([`Framing`], [`ErrorPolicy`], [`crate::io::Compression`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParseNameError {
-    what: &'static str,
-    got: String,
-    expected: &'static str,
-}
-
-impl ParseNameError {
-    pub(crate) fn new(what: &'static str, got: &str, expected: &'static str) -> Self {
-        ParseNameError {
-            what,
-            got: got.to_owned(),
-            expected,
-        }
-    }
-}
-
-impl fmt::Display for ParseNameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown {} `{}` (expected one of: {})",
-            self.what, self.got, self.expected
-        )
-    }
-}
-
-impl std::error::Error for ParseNameError {}

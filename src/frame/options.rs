@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::ParseNameError;
+use crate::names::ParseNameError;
 
 /// What a reader does after a damaged frame (SPEC §8, "Reading after damage").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

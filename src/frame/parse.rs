@@ -11,8 +11,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::crc::{masked_crc32c, masked_crc32c_u64};
-use super::{ParseNameError, ReadOptions};
+use super::ReadOptions;
 use crate::error::ErrorKind;
+use crate::names::ParseNameError;
 
 /// Bytes of a TFRecord header: the u64 length and its masked CRC.
 pub const TFRECORD_HEADER_LEN: usize = 12;

@@ -10,7 +10,8 @@ use bytes::Bytes;
 use super::pad::is_pad;
 use super::{stale, Index};
 use crate::error::Error;
-use crate::frame::{parse_frame, Framing, ParseNameError, ReadOptions, Status};
+use crate::frame::{parse_frame, Framing, ReadOptions, Status};
+use crate::names::ParseNameError;
 
 /// The file formats of an index (the `--format` of `recordwire index`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -29,7 +29,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::frame::{Detected, Framing, ParseNameError, ReadOptions};
+use crate::frame::{Detected, Framing, ReadOptions};
+use crate::names::ParseNameError;
 
 mod compress;
 mod file;

@@ -50,65 +50,7 @@ fn wanted(filter: FeatureFilter<'_>, name: &[u8]) -> bool {
     filter.is_none_or(|names| names.iter().any(|n| n == name))
 }
 
-/// Appends `s` as a JSON string (quotes included), escaping what JSON
-/// requires and writing invalid UTF-8 bytes as `\udcXX`.
-pub fn write_str_bytes(out: &mut Vec<u8>, s: &[u8]) {
-    out.push(b'"');
-    let mut rest = s;
-    loop {
-        match std::str::from_utf8(rest) {
-            Ok(valid) => {
-                write_escaped(out, valid);
-                break;
-            }
-            Err(e) => {
-                let (valid, after) = rest.split_at(e.valid_up_to());
-                // `valid_up_to` marks a valid UTF-8 prefix.
-                write_escaped(out, std::str::from_utf8(valid).unwrap_or_default());
-                let bad = e.error_len().unwrap_or(after.len());
-                for &b in &after[..bad] {
-                    out.extend_from_slice(b"\\udc");
-                    out.extend_from_slice(&hex2(b));
-                }
-                rest = &after[bad..];
-            }
-        }
-    }
-    out.push(b'"');
-}
-
-fn hex2(b: u8) -> [u8; 2] {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    [HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]
-}
-
-fn write_escaped(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0..=0x1f => {
-                out.extend_from_slice(&bytes[start..i]);
-                out.extend_from_slice(b"\\u00");
-                out.extend_from_slice(&hex2(b));
-                start = i + 1;
-                continue;
-            }
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(esc);
-        start = i + 1;
-    }
-    out.extend_from_slice(&bytes[start..]);
-}
+pub use crate::names::write_json_string as write_str_bytes;
 
 /// A float or double as SPEC §5 wants it.
 trait JsonFloat: Copy + std::fmt::Debug {

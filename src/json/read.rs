@@ -38,6 +38,7 @@ use base64::Engine as _;
 use crate::encode::{
     Example, Feature, FeatureList, FeatureLists, Features, Message, OfRecord, SequenceExample,
 };
+use crate::names::quoted;
 use crate::view::PayloadKind;
 
 /// Deepest nesting of JSON arrays and objects accepted.
@@ -332,13 +333,6 @@ fn err(path: &str, message: impl Into<String>) -> JsonError {
     }
 }
 
-/// A name as a JSON string literal (for messages).
-pub fn quoted_name(name: &[u8]) -> String {
-    let mut v = Vec::new();
-    super::write_str_bytes(&mut v, name);
-    String::from_utf8_lossy(&v).into_owned()
-}
-
 /// The members of an object, with `null` members dropped and every key
 /// checked against `known` (each `(proto_name, camelName)`). Returns, for each
 /// known field, its value if present.
@@ -355,7 +349,7 @@ fn fields<'v, const N: usize>(
         let i = known
             .iter()
             .position(|(a, b)| k == a.as_bytes() || k == b.as_bytes())
-            .ok_or_else(|| err(path, format!("unknown field {}", quoted_name(k))))?;
+            .ok_or_else(|| err(path, format!("unknown field {}", quoted(k))))?;
         if matches!(val, JsonValue::Null) {
             continue;
         }
@@ -558,7 +552,7 @@ fn check_utf8_name(name: &[u8], path: &str) -> Result<(), JsonError> {
 fn feature_map(v: &JsonValue, path: &str, ofrecord: bool) -> Result<Features, JsonError> {
     let mut out = Features::new();
     for (name, f) in map_members(v, path)? {
-        let p = format!("{path}[{}]", quoted_name(name));
+        let p = format!("{path}[{}]", quoted(name));
         if !ofrecord {
             check_utf8_name(name, &p)?;
         }
@@ -608,7 +602,7 @@ pub fn message_from_value(kind: PayloadKind, v: &JsonValue) -> Result<Message, J
                     let mut out = FeatureLists::new();
                     if let Some(m) = fl {
                         for (name, list) in map_members(m, "feature_lists.feature_list")? {
-                            let p = format!("feature_lists.feature_list[{}]", quoted_name(name));
+                            let p = format!("feature_lists.feature_list[{}]", quoted(name));
                             check_utf8_name(name, &p)?;
                             let [feature] = fields(list, &p, [("feature", "feature")])?;
                             let features = match feature {
