@@ -27,9 +27,9 @@
 
 use std::fmt::Write as _;
 
-use crate::error::DecodeError;
 use crate::names::push_quoted;
 use crate::view::{Kind, PayloadKind, Schema};
+use crate::wire::DecodeError;
 use crate::wire::{Cursor, Field, FieldReader, Value, MAX_DEPTH};
 
 /// The message types the dump knows.

@@ -22,144 +22,59 @@
 //!     "[truncated_data]: record 0 at byte 0: frame declares 20 bytes after its header, 4 available"
 //! );
 //! ```
+//!
+//! A payload decode error ([`DecodeError`]) knows only its byte offset;
+//! [`Record::context`](crate::frame::Record::context) adds the file and the
+//! record it was met in, so that `?` in a loader keeps which shard and which
+//! record failed:
+//!
+//! ```
+//! use recordwire::io::{OpenOptions, RecordFile};
+//! use recordwire::view::ExampleRef;
+//!
+//! fn labels(path: &str) -> recordwire::Result<Vec<i64>> {
+//!     let file = RecordFile::open(path, &OpenOptions::default())?;
+//!     let mut out = Vec::new();
+//!     for record in file.records() {
+//!         let record = record?;
+//!         let example = ExampleRef::parse(record.data, record.data_offset)
+//!             .map_err(|e| record.context(e))?;
+//!         let label = example.get("label").map_err(|e| record.context(e))?;
+//!         if let Some(list) = label.and_then(|f| f.int64_list().ok().flatten()) {
+//!             out.extend(list.iter().filter_map(Result::ok));
+//!         }
+//!     }
+//!     Ok(out)
+//! }
+//! assert_eq!(labels("testdata/ref/small.tfrecord")?.len(), 10);
+//!
+//! // Record 2 of this file holds an invalid tag (wire type 7) at byte 389:
+//! // the error names the file, the record and that byte.
+//! let err = labels("testdata/bad/tf_decode_error.tfrecord").unwrap_err();
+//! assert_eq!(err.kind().name(), "decode_error");
+//! assert_eq!(err.file(), Some("testdata/bad/tf_decode_error.tfrecord"));
+//! assert_eq!((err.record(), err.offset()), (Some(2), 389));
+//! assert_eq!(
+//!     err.to_string(),
+//!     "[decode_error]: testdata/bad/tf_decode_error.tfrecord: record 2 at byte 389: invalid wire type 7"
+//! );
+//! # Ok::<(), recordwire::Error>(())
+//! ```
 
 use std::fmt;
 use std::sync::Arc;
 
-/// What went wrong in a payload: the reason of a `decode_error`.
-///
-/// These are the wire-level rules of SPEC §3; each is found at an absolute
-/// byte offset carried by the enclosing [`DecodeError`] or [`Error`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DecodeReason {
-    /// The message ends inside a varint, tag, length or fixed-width value.
-    Truncated,
-    /// A varint has an 11th byte (the 10th still has its continuation bit).
-    VarintTooLong,
-    /// A tag takes more than 5 bytes or does not fit in 32 bits.
-    TagTooLong,
-    /// A length takes more than 5 bytes or is 2^31 or more.
-    LengthTooLong,
-    /// A length-delimited field runs past the end of its enclosing message.
-    LengthOverrun {
-        /// The length written on the wire.
-        declared: u64,
-        /// The bytes left in the enclosing message after the length.
-        available: u64,
-    },
-    /// Field number 0.
-    FieldNumberZero,
-    /// Wire type 6 or 7.
-    InvalidWireType(u8),
-    /// An end-group tag with no group open, or closing a different group.
-    UnexpectedEndGroup(u32),
-    /// A group that is not closed before its enclosing message ends.
-    UnterminatedGroup(u32),
-    /// Messages and groups nested deeper than [`crate::wire::MAX_DEPTH`].
-    DepthLimitExceeded,
-    /// A packed run of fixed-width values whose length is not a multiple of the width.
-    PackedLength {
-        /// Byte length of the packed run.
-        length: u64,
-        /// Width of one element (4 or 8).
-        width: u8,
-    },
-    /// A proto3 `string` (a tf.Example feature name) that is not valid UTF-8.
-    InvalidUtf8,
-    /// Strict mode: a map key that appears twice in the same map.
-    DuplicateKey,
-    /// Strict mode: a field the schema does not know (or a known one with the wrong wire type).
-    UnknownField {
-        /// Its field number.
-        field: u32,
-        /// Its wire type.
-        wire_type: u8,
-    },
-    /// Strict mode: a numeric list mixing packed and unpacked encodings.
-    MixedPacking,
-}
-
-impl fmt::Display for DecodeReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            DecodeReason::Truncated => f.write_str("message ends inside a value"),
-            DecodeReason::VarintTooLong => f.write_str("varint longer than 10 bytes"),
-            DecodeReason::TagTooLong => f.write_str("tag longer than 5 bytes or above 2^32-1"),
-            DecodeReason::LengthTooLong => {
-                f.write_str("length longer than 5 bytes or not below 2^31")
-            }
-            DecodeReason::LengthOverrun {
-                declared,
-                available,
-            } => write!(
-                f,
-                "length-delimited field declares {declared} bytes, {available} left in its message"
-            ),
-            DecodeReason::FieldNumberZero => f.write_str("field number 0"),
-            DecodeReason::InvalidWireType(w) => write!(f, "invalid wire type {w}"),
-            DecodeReason::UnexpectedEndGroup(n) => {
-                write!(f, "end-group tag for field {n} without a matching start")
-            }
-            DecodeReason::UnterminatedGroup(n) => write!(f, "group {n} is not terminated"),
-            DecodeReason::DepthLimitExceeded => write!(
-                f,
-                "messages nested deeper than {} levels",
-                crate::wire::MAX_DEPTH
-            ),
-            DecodeReason::PackedLength { length, width } => write!(
-                f,
-                "packed run of {length} bytes is not a multiple of {width}"
-            ),
-            DecodeReason::InvalidUtf8 => f.write_str("feature name is not valid UTF-8"),
-            DecodeReason::DuplicateKey => f.write_str("duplicate map key (strict mode)"),
-            DecodeReason::UnknownField { field, wire_type } => write!(
-                f,
-                "unknown field {field} with wire type {wire_type} (strict mode)"
-            ),
-            DecodeReason::MixedPacking => {
-                f.write_str("numeric list mixes packed and unpacked encodings (strict mode)")
-            }
-        }
-    }
-}
-
-/// A payload decoding error: a [`DecodeReason`] at an absolute byte offset.
-///
-/// This is what the wire layer and the views return; it is `Copy` and never
-/// allocates. It converts into [`Error`] (kind `decode_error`), to which the
-/// framing layer adds the record id and the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DecodeError {
-    /// Absolute byte offset of the offending byte.
-    pub offset: u64,
-    /// What is wrong there.
-    pub reason: DecodeReason,
-}
-
-impl DecodeError {
-    /// A decode error at `offset`.
-    pub fn new(offset: u64, reason: DecodeReason) -> Self {
-        DecodeError { offset, reason }
-    }
-}
-
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at byte {}: {}", self.offset, self.reason)
-    }
-}
-
-impl std::error::Error for DecodeError {}
+pub use crate::wire::{DecodeError, DecodeReason};
 
 /// The kind of an [`Error`], with the values involved.
 ///
 /// The set of kinds is stable; its [`name`](ErrorKind::name) is what scripts
 /// should match on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The input ends inside a frame header.
+    #[error("input ends inside a frame header: needed {needed} bytes, {available} available")]
     TruncatedHeader {
         /// Header size of the framing (12 for TFRecord, 8 for OFRecord).
         needed: u64,
@@ -167,6 +82,7 @@ pub enum ErrorKind {
         available: u64,
     },
     /// A frame's length (with a good length CRC) runs past the end of the input.
+    #[error("frame declares {declared} bytes after its header, {available} available")]
     TruncatedData {
         /// Bytes the frame declares, data plus its CRC where there is one.
         declared: u64,
@@ -174,11 +90,13 @@ pub enum ErrorKind {
         available: u64,
     },
     /// An OFRecord length is negative.
+    #[error("negative length {length}")]
     InvalidLength {
         /// The length as the signed 64-bit integer OneFlow writes.
         length: i64,
     },
     /// A TFRecord length CRC is wrong.
+    #[error("stored {stored:#010x}, computed {computed:#010x}")]
     LengthCrcMismatch {
         /// The masked CRC stored in the file.
         stored: u32,
@@ -186,6 +104,7 @@ pub enum ErrorKind {
         computed: u32,
     },
     /// A TFRecord data CRC is wrong.
+    #[error("stored {stored:#010x}, computed {computed:#010x}")]
     DataCrcMismatch {
         /// The masked CRC stored in the file.
         stored: u32,
@@ -193,18 +112,22 @@ pub enum ErrorKind {
         computed: u32,
     },
     /// A GZIP/ZLIB stream is corrupt, truncated or followed by garbage.
+    #[error("{message}")]
     Compression {
         /// What the decompressor said.
         message: Arc<str>,
     },
     /// The frame is fine but the payload is not a valid message of the expected type.
+    #[error("{0}")]
     Decode(DecodeReason),
     /// An index does not belong to the data file it is used with.
+    #[error("{message}")]
     StaleIndex {
         /// What differs.
         message: Arc<str>,
     },
     /// An I/O error while reading or writing.
+    #[error("{message}")]
     Io {
         /// The operating system's message.
         message: Arc<str>,
@@ -231,102 +154,186 @@ impl ErrorKind {
     }
 }
 
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ErrorKind::TruncatedHeader { needed, available } => write!(
-                f,
-                "input ends inside a frame header: needed {needed} bytes, {available} available"
-            ),
-            ErrorKind::TruncatedData {
-                declared,
-                available,
-            } => write!(
-                f,
-                "frame declares {declared} bytes after its header, {available} available"
-            ),
-            ErrorKind::InvalidLength { length } => write!(f, "negative length {length}"),
-            ErrorKind::LengthCrcMismatch { stored, computed }
-            | ErrorKind::DataCrcMismatch { stored, computed } => {
-                write!(f, "stored {stored:#010x}, computed {computed:#010x}")
-            }
-            ErrorKind::Compression { message } => f.write_str(message),
-            ErrorKind::Decode(reason) => write!(f, "{reason}"),
-            ErrorKind::StaleIndex { message } => f.write_str(message),
-            ErrorKind::Io { message, .. } => f.write_str(message),
-        }
-    }
-}
-
 /// An error with its kind, file, record id and absolute byte offset.
 ///
 /// Displayed as `[kind]: file: record N at byte O: details`; the command-line
 /// tool prefixes `error`, giving SPEC §8's
 /// `error[data_crc_mismatch]: train.tfrecord: record 12 at byte 4096: stored 0x…, computed 0x…`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+/// Each part is left out when it is not known: an I/O error that happened
+/// opening a file has no record and no offset.
+///
+/// An I/O error keeps the operating system's [`std::io::Error`] as its
+/// [`source`](std::error::Error::source). The error is one pointer wide, so
+/// that `Result<Record, Error>` stays small.
+#[derive(Clone)]
+pub struct Error(Box<Inner>);
+
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("[{name}]: {place}{kind}", name = .kind.name(), place = Place(self))]
+struct Inner {
     kind: ErrorKind,
     file: Option<Arc<str>>,
     record: Option<u64>,
-    offset: u64,
+    offset: Option<u64>,
+    /// Shared so that the error stays `Clone`; not a `#[source]` field, since
+    /// thiserror would then give the `Arc` as the source, which does not
+    /// downcast to `std::io::Error`.
+    cause: Option<Arc<std::io::Error>>,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        let io: &std::io::Error = self.0.cause.as_deref()?;
+        Some(io)
+    }
+}
+
+/// The `file: record N at byte O: ` part of a message.
+struct Place<'e>(&'e Inner);
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Inner {
+            file,
+            record,
+            offset,
+            ..
+        } = self.0;
+        if let Some(file) = file {
+            write!(f, "{file}: ")?;
+        }
+        match (record, offset) {
+            (Some(record), Some(offset)) => write!(f, "record {record} at byte {offset}: "),
+            (Some(record), None) => write!(f, "record {record}: "),
+            (None, Some(offset)) => write!(f, "at byte {offset}: "),
+            (None, None) => Ok(()),
+        }
+    }
 }
 
 impl Error {
     /// An error of `kind` at absolute byte `offset`.
     pub fn new(kind: ErrorKind, offset: u64) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             file: None,
             record: None,
-            offset,
-        }
+            offset: Some(offset),
+            cause: None,
+        }))
     }
 
-    /// An I/O error, with no position known.
-    pub fn io(err: &std::io::Error) -> Self {
-        Error::new(
-            ErrorKind::Io {
-                message: err.to_string().into(),
-                io_kind: err.kind(),
-            },
-            0,
-        )
+    /// An I/O error, with no position known; `err` becomes its
+    /// [`source`](std::error::Error::source).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    ///
+    /// let err = recordwire::io::RecordFile::open("no/such.tfrecord", &Default::default())
+    ///     .unwrap_err();
+    /// assert_eq!(err.kind().name(), "io_error");
+    /// let cause = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).unwrap();
+    /// assert_eq!(cause.kind(), std::io::ErrorKind::NotFound);
+    /// assert!(err.to_string().starts_with("[io_error]: no/such.tfrecord: "), "{err}");
+    /// ```
+    pub fn io(err: std::io::Error) -> Self {
+        let kind = ErrorKind::Io {
+            message: err.to_string().into(),
+            io_kind: err.kind(),
+        };
+        Error(Box::new(Inner {
+            kind,
+            file: None,
+            record: None,
+            offset: None,
+            cause: Some(Arc::new(err)),
+        }))
+    }
+
+    /// A decode error met in the payload of `record`: kind `decode_error`,
+    /// with the record's id and, if the record knows it, its file; the offset
+    /// is the absolute one the decode error carries. The same as
+    /// [`record.context(err)`](crate::frame::Record::context).
+    pub fn in_record(err: DecodeError, record: &crate::frame::Record<'_>) -> Self {
+        let e = Error::from(err).with_record(record.id);
+        match record.file {
+            Some(file) => e.with_file(Arc::clone(file)),
+            None => e,
+        }
     }
 
     /// Sets the record id.
     pub fn with_record(mut self, record: u64) -> Self {
-        self.record = Some(record);
+        self.0.record = Some(record);
         self
     }
 
     /// Sets the file name.
     pub fn with_file(mut self, file: impl Into<Arc<str>>) -> Self {
-        self.file = Some(file.into());
+        self.0.file = Some(file.into());
         self
     }
 
     /// The kind, with the values involved.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.0.kind
     }
 
     /// The file, when known.
     pub fn file(&self) -> Option<&str> {
-        self.file.as_deref()
+        self.0.file.as_deref()
     }
 
     /// The record id (0-based, in file order), when known.
     pub fn record(&self) -> Option<u64> {
-        self.record
+        self.0.record
     }
 
-    /// The absolute byte offset: the start of the frame for framing errors,
-    /// the offending byte for decode errors. In a compressed file it is an
-    /// offset in the decompressed stream.
+    /// The absolute byte offset, when known: the start of the frame for
+    /// framing errors, the offending byte for decode errors; `None` for an
+    /// I/O error that is not tied to a place in the input. In a compressed
+    /// file it is an offset in the decompressed stream.
     pub fn offset(&self) -> u64 {
-        self.offset
+        // TODO(after the test merge): return the Option.
+        self.0.offset.unwrap_or(0)
     }
 }
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Inner {
+            kind,
+            file,
+            record,
+            offset,
+            cause,
+        } = &*self.0;
+        f.debug_struct("Error")
+            .field("kind", kind)
+            .field("file", file)
+            .field("record", record)
+            .field("offset", offset)
+            .field("cause", cause)
+            .finish()
+    }
+}
+
+/// Errors are equal when they say the same thing at the same place (an I/O
+/// error's source is compared through its kind and message).
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (&*self.0, &*other.0);
+        (&a.kind, &a.file, a.record, a.offset) == (&b.kind, &b.file, b.record, b.offset)
+    }
+}
+
+impl Eq for Error {}
 
 impl From<DecodeError> for Error {
     fn from(e: DecodeError) -> Self {
@@ -334,22 +341,58 @@ impl From<DecodeError> for Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[{}]: ", self.kind.name())?;
-        if let Some(file) = &self.file {
-            write!(f, "{file}: ")?;
-        }
-        if let Some(record) = self.record {
-            write!(f, "record {record} at byte {}: ", self.offset)?;
-        } else {
-            write!(f, "at byte {}: ", self.offset)?;
-        }
-        write!(f, "{}", self.kind)
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::io(e)
     }
 }
 
-impl std::error::Error for Error {}
-
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_is_one_pointer_wide() {
+        // Was 72 bytes before the inner part was boxed.
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
+        assert_eq!(
+            std::mem::size_of::<Result<crate::frame::Record<'_>, Error>>(),
+            std::mem::size_of::<crate::frame::Record<'_>>()
+        );
+    }
+
+    #[test]
+    fn io_error_has_no_offset_and_keeps_its_cause() {
+        use std::error::Error as _;
+        let err = Error::io(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "no entry",
+        ))
+        .with_file("shard-3.tfrecord");
+        assert_eq!(err.to_string(), "[io_error]: shard-3.tfrecord: no entry");
+        let cause = err
+            .source()
+            .and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(
+            cause.map(std::io::Error::kind),
+            Some(std::io::ErrorKind::PermissionDenied)
+        );
+        // With a record but no offset.
+        assert_eq!(
+            err.with_record(7).to_string(),
+            "[io_error]: shard-3.tfrecord: record 7: no entry"
+        );
+        // Every other error has no source.
+        let crc = Error::new(
+            ErrorKind::DataCrcMismatch {
+                stored: 1,
+                computed: 2,
+            },
+            40,
+        );
+        assert!(crc.source().is_none());
+    }
+}

@@ -19,10 +19,9 @@
 //! assert_eq!(quoted(b"\xff"), r#""\udcff""#);
 //! ```
 
-use std::fmt;
-
 /// A name that is not one of the accepted names of an option.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{got}` (expected one of: {expected})")]
 pub struct ParseNameError {
     what: &'static str,
     got: String,
@@ -40,18 +39,6 @@ impl ParseNameError {
         }
     }
 }
-
-impl fmt::Display for ParseNameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown {} `{}` (expected one of: {})",
-            self.what, self.got, self.expected
-        )
-    }
-}
-
-impl std::error::Error for ParseNameError {}
 
 /// Appends `s` as a JSON string (quotes included), escaping what JSON
 /// requires and writing invalid UTF-8 bytes as `\udcXX`.

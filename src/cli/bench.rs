@@ -503,7 +503,7 @@ pub(super) fn bench(
     let options = read.open_options(ErrorPolicy::Fail);
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path)
-        .map_err(|e| Failure::Fatal(Error::io(&e).with_file(shown.as_str()), EXIT_USAGE))?;
+        .map_err(|e| Failure::Fatal(Error::io(e).with_file(shown.as_str()), EXIT_USAGE))?;
     if !meta.is_file() {
         return Err(Failure::Usage(format!(
             "{shown}: bench reads its input several times: give a regular file"
@@ -600,7 +600,7 @@ fn resolve(path: &Path, options: &OpenOptions) -> Result<(Compression, Framing),
             f.take(crate::frame::TFRECORD_HEADER_LEN as u64)
                 .read_to_end(&mut prefix)
         })
-        .map_err(|e| Failure::Fatal(Error::io(&e).with_file(shown.as_str()), EXIT_USAGE))?;
+        .map_err(|e| Failure::Fatal(Error::io(e).with_file(shown.as_str()), EXIT_USAGE))?;
     Ok(crate::io::resolve(detect(&prefix), options))
 }
 

@@ -32,11 +32,11 @@ fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, Error
     let mut head = [0u8; 8];
     let n = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .map_err(|e| Error::io(&e).with_file(name.as_str()))?;
+        .map_err(|e| Error::io(e).with_file(name.as_str()))?;
     if IndexFormat::detect(&head[..n]) == IndexFormat::Native {
         Index::load_native(path, file.bytes(), mmap).map_err(|e| e.with_file(name.as_str()))
     } else {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(&e).with_file(name.as_str()))?;
+        let bytes = std::fs::read(path).map_err(|e| Error::io(e).with_file(name.as_str()))?;
         let format = IndexFormat::detect(&bytes);
         Index::read_as(format, bytes.into(), file.bytes(), file.framing())
             .map_err(|e| e.with_file(name.as_str()))
@@ -162,7 +162,7 @@ pub(super) fn index(
         stdout.write_all(&buf)?;
     } else if !buf.is_empty() {
         crate::encode::write_file_atomic(&out, &buf)
-            .map_err(|e| fatal(Error::io(&e).with_file(out.display().to_string())))?;
+            .map_err(|e| fatal(Error::io(e).with_file(out.display().to_string())))?;
     }
     if !to_stdout {
         let _ = writeln!(

@@ -53,7 +53,7 @@ impl From<io::Error> for Failure {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Failure::Closed
         } else {
-            Failure::Fatal(Error::io(&e), EXIT_USAGE)
+            Failure::Fatal(Error::io(e), EXIT_USAGE)
         }
     }
 }
@@ -442,7 +442,7 @@ pub(crate) fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failu
         Some(p) => {
             let name = p.display().to_string();
             let buf = std::fs::read(p)
-                .map_err(|e| Failure::Fatal(Error::io(&e).with_file(name.as_str()), EXIT_USAGE))?;
+                .map_err(|e| Failure::Fatal(Error::io(e).with_file(name.as_str()), EXIT_USAGE))?;
             Ok((buf, name))
         }
     }

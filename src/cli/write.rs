@@ -70,7 +70,7 @@ impl<'o> Output<'o> {
                 .map(Output::File)
                 .map_err(|e| {
                     Failure::Fatal(
-                        Error::io(&e).with_file(path.display().to_string()),
+                        Error::io(e).with_file(path.display().to_string()),
                         EXIT_USAGE,
                     )
                 })
@@ -103,7 +103,7 @@ fn write_failure(path: &Path, e: io::Error) -> Failure {
         return Failure::Closed;
     }
     Failure::Fatal(
-        Error::io(&e).with_file(path.display().to_string()),
+        Error::io(e).with_file(path.display().to_string()),
         EXIT_USAGE,
     )
 }
@@ -145,7 +145,7 @@ pub(super) fn encode(
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     crate::encode::write_file_atomic(path, bytes).map_err(|e| {
         Failure::Fatal(
-            Error::io(&e).with_file(path.display().to_string()),
+            Error::io(e).with_file(path.display().to_string()),
             EXIT_USAGE,
         )
     })
@@ -190,7 +190,7 @@ pub(super) fn pack(
         Box::new(io::BufReader::new(io::stdin()))
     } else {
         Box::new(io::BufReader::new(File::open(input).map_err(|e| {
-            Failure::Fatal(Error::io(&e).with_file(name.as_str()), EXIT_USAGE)
+            Failure::Fatal(Error::io(e).with_file(name.as_str()), EXIT_USAGE)
         })?))
     };
     let options = WriterOptions::new(framing)
@@ -209,7 +209,7 @@ pub(super) fn pack(
             Ok(_) => {}
             Err(e) => {
                 return Err(Failure::Fatal(
-                    Error::io(&e).with_file(name.as_str()),
+                    Error::io(e).with_file(name.as_str()),
                     EXIT_USAGE,
                 ))
             }

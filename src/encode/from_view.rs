@@ -4,10 +4,10 @@ use super::{
     len_field_len, put_tag_len, EncodeError, Example, Feature, FeatureList, Features, OfRecord,
     SequenceExample,
 };
-use crate::error::DecodeError;
 use crate::view::{
     ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, Schema, SequenceExampleRef,
 };
+use crate::wire::DecodeError;
 use crate::wire::{encoded_len_varint, put_varint};
 use bytes::BufMut;
 
@@ -86,37 +86,17 @@ pub fn sequence_example_from_view(
 }
 
 /// An error while encoding from a view: the view's bytes were invalid, or the
-/// value has no place in the target schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// value has no place in the target schema. Shows the wrapped error's message;
+/// the wrapped error is also its [`source`](std::error::Error::source).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ViewEncodeError {
     /// The input view could not be decoded.
-    Decode(DecodeError),
+    #[error("{0}")]
+    Decode(#[from] DecodeError),
     /// The output schema cannot hold the value.
-    Encode(EncodeError),
+    #[error("{0}")]
+    Encode(#[from] EncodeError),
 }
-
-impl From<DecodeError> for ViewEncodeError {
-    fn from(e: DecodeError) -> Self {
-        ViewEncodeError::Decode(e)
-    }
-}
-
-impl From<EncodeError> for ViewEncodeError {
-    fn from(e: EncodeError) -> Self {
-        ViewEncodeError::Encode(e)
-    }
-}
-
-impl std::fmt::Display for ViewEncodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ViewEncodeError::Decode(e) => write!(f, "{e}"),
-            ViewEncodeError::Encode(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for ViewEncodeError {}
 
 fn packed_varints<T: crate::view::Element>(
     l: &NumList<'_, T>,

@@ -35,19 +35,22 @@ pub use from_view::{
 };
 pub use writer::{write_file_atomic, FinishTarget, RecordWriter, WriterOptions};
 
-use std::fmt;
-
 use bytes::BufMut;
 
 use crate::view::{Kind, Schema};
 use crate::wire::{encoded_len_varint, put_varint};
 
 /// Why a message cannot be encoded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
     /// A feature's list kind does not exist in the target schema (a
     /// `double_list` or `int32_list` in a tf.Example).
+    #[error(
+        "feature {:?} is a {} (an OFRecord-only kind, which tf.Example has no equivalent for)",
+        String::from_utf8_lossy(.name),
+        .kind.name()
+    )]
     KindNotInSchema {
         /// The feature's name.
         name: Vec<u8>,
@@ -55,35 +58,16 @@ pub enum EncodeError {
         kind: Kind,
     },
     /// A message is larger than protobuf allows (2 GiB).
+    #[error("message larger than 2 GiB")]
     TooLarge,
     /// A tf.Example or SequenceExample name that is not valid UTF-8 (those
     /// messages are proto3, whose parsers reject it).
+    #[error("name {} is not valid UTF-8, which tf.Example requires", crate::names::quoted(.name))]
     InvalidUtf8Name {
         /// The name's bytes.
         name: Vec<u8>,
     },
 }
-
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            EncodeError::KindNotInSchema { name, kind } => write!(
-                f,
-                "feature {:?} is a {} (an OFRecord-only kind, which tf.Example has no equivalent for)",
-                String::from_utf8_lossy(name),
-                kind.name()
-            ),
-            EncodeError::TooLarge => f.write_str("message larger than 2 GiB"),
-            EncodeError::InvalidUtf8Name { name } => write!(
-                f,
-                "name {} is not valid UTF-8, which tf.Example requires",
-                crate::names::quoted(name)
-            ),
-        }
-    }
-}
-
-impl std::error::Error for EncodeError {}
 
 const MAX_MESSAGE: usize = i32::MAX as usize;
 

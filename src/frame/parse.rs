@@ -291,7 +291,8 @@ impl<T> Status<T> {
 ///
 /// It knows nothing of positions; the readers turn it into an
 /// [`Error`](crate::Error) with the frame's offset and record id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("[{}]: {}", self.kind().name(), self.kind())]
 pub enum FrameError {
     /// A TFRecord length CRC is wrong: the length cannot be trusted, so the
     /// frame's end is unknown.
@@ -340,15 +341,6 @@ impl FrameError {
         }
     }
 }
-
-impl fmt::Display for FrameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = self.kind();
-        write!(f, "[{}]: {kind}", kind.name())
-    }
-}
-
-impl std::error::Error for FrameError {}
 
 /// Reads the frame header at the start of `buf`.
 ///

@@ -35,12 +35,39 @@ pub struct Record<'a> {
     pub end: u64,
     /// The data, borrowed from the input.
     pub data: &'a [u8],
+    /// The file it was read from, when the reader knows it (a
+    /// [`RecordFile`](crate::io::RecordFile), a [`Source`](crate::io::Source),
+    /// a [`Dataset`](crate::index::Dataset), or [`Records::with_file`]).
+    pub file: Option<&'a Arc<str>>,
 }
 
 impl Record<'_> {
     /// Bytes of the whole frame (header, data and CRC): `end - offset`.
     pub fn frame_len(&self) -> u64 {
         self.end.saturating_sub(self.offset)
+    }
+
+    /// A decode error met in this record's payload, as an [`Error`] that says
+    /// where: kind `decode_error`, this record's file (when known) and id, and
+    /// the absolute offset of the bad byte. See [`Error::in_record`].
+    ///
+    /// ```
+    /// use recordwire::io::{OpenOptions, RecordFile};
+    /// use recordwire::view::ExampleRef;
+    ///
+    /// let file = RecordFile::open("testdata/bad/tf_decode_error.tfrecord", &OpenOptions::default())?;
+    /// let record = file.records().nth(2).unwrap()?;
+    /// let err = ExampleRef::parse(record.data, record.data_offset)
+    ///     .map_err(|e| record.context(e))
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "[decode_error]: testdata/bad/tf_decode_error.tfrecord: record 2 at byte 389: invalid wire type 7"
+    /// );
+    /// # Ok::<(), recordwire::Error>(())
+    /// ```
+    pub fn context(&self, err: crate::wire::DecodeError) -> Error {
+        Error::in_record(err, self)
     }
 }
 
@@ -122,6 +149,7 @@ pub fn records_at(
         buf,
         base: base_offset,
         walker: Walker::new(framing, opts, base_offset, first_id),
+        file: None,
     }
 }
 
@@ -138,6 +166,8 @@ pub struct Records<'a> {
     buf: &'a [u8],
     base: u64,
     walker: Walker,
+    /// The file named in every record ([`Record::file`]).
+    file: Option<&'a Arc<str>>,
 }
 
 /// Shows the position, not the bytes.
@@ -160,6 +190,16 @@ impl<'a> Records<'a> {
     #[must_use]
     pub fn with_file(mut self, name: impl Into<Arc<str>>) -> Self {
         self.walker.file = Some(name.into());
+        self
+    }
+
+    /// Attaches a file name to every error and every record
+    /// ([`Record::file`]) this iterator yields; the name is borrowed for as
+    /// long as the records are.
+    #[must_use]
+    pub fn with_file_of_records(mut self, name: &'a Arc<str>) -> Self {
+        self.walker.file = Some(Arc::clone(name));
+        self.file = Some(name);
         self
     }
 
@@ -230,7 +270,7 @@ impl<'a> Iterator for Records<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         match self.walker.step(self.buf, self.base, true) {
-            Step::Record(found) => match found.record(self.buf) {
+            Step::Record(found) => match found.record(self.buf, self.file) {
                 Some(record) => Some(Ok(record)),
                 None => {
                     self.walker.done = true;
@@ -277,13 +317,18 @@ pub(crate) struct Found {
 
 impl Found {
     /// The record, borrowing its data from the same window.
-    pub(crate) fn record<'b>(&self, buf: &'b [u8]) -> Option<Record<'b>> {
+    pub(crate) fn record<'b>(
+        &self,
+        buf: &'b [u8],
+        file: Option<&'b Arc<str>>,
+    ) -> Option<Record<'b>> {
         Some(Record {
             id: self.id,
             offset: self.offset,
             data_offset: self.data_offset,
             end: self.end,
             data: buf.get(self.data.clone())?,
+            file,
         })
     }
 }

@@ -104,6 +104,7 @@ impl Index {
             data_offset,
             end: at + frame.len as u64,
             data: frame.data,
+            file: None,
         }))
     }
 

@@ -138,7 +138,7 @@ impl Index {
     ) -> Result<Index, Error> {
         let mut reader = reader;
         let prefix = read_prefix(&mut reader, crate::frame::TFRECORD_HEADER_LEN)
-            .map_err(|e| Error::io(&e))?;
+            .map_err(Error::io)?;
         let (compression, framing) = resolve(detect(&prefix), options);
         let verify_crcs = options.read.check_data_crc;
         // The builder sees pad frames (to flag them) and skips them itself.

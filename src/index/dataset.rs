@@ -137,28 +137,34 @@ impl Shard {
     }
 
     /// Record `id` of this file ([`Index::get`] with the file's read
-    /// options); errors carry the file name.
+    /// options); the record and errors carry the file name.
     pub fn get(&self, id: u64) -> Result<Option<Record<'_>>, Error> {
-        self.index
+        let record = self
+            .index
             .get(self.file.bytes(), id, &self.file.read_options())
-            .map_err(|e| e.with_file(self.file.name()))
+            .map_err(|e| e.with_file(self.file.name()))?;
+        Ok(record.map(|r| Record {
+            file: Some(self.file.name_arc()),
+            ..r
+        }))
     }
 
     /// A batch of records of this file ([`Index::get_many`] with the file's
-    /// read options); errors carry the file name.
+    /// read options); the records and errors carry the file name.
     pub fn get_many<'s>(
         &'s self,
         ids: &[u64],
         scratch: &mut Vec<u32>,
-        f: impl FnMut(usize, Option<Record<'s>>),
+        mut f: impl FnMut(usize, Option<Record<'s>>),
     ) -> Result<(), Error> {
+        let file = Some(self.file.name_arc());
         self.index
             .get_many(
                 self.file.bytes(),
                 ids,
                 &self.file.read_options(),
                 scratch,
-                f,
+                |i, record| f(i, record.map(|r| Record { file, ..r })),
             )
             .map_err(|e| e.with_file(self.file.name()))
     }
@@ -243,7 +249,7 @@ impl Dataset {
                 std::io::ErrorKind::InvalidInput,
                 "the pattern has no file name part",
             );
-            return Err(Error::io(&e).with_file(pattern.display().to_string()));
+            return Err(Error::io(e).with_file(pattern.display().to_string()));
         };
         let parent = pattern.parent().unwrap_or(Path::new(""));
         let dir = if parent.as_os_str().is_empty() {
@@ -251,7 +257,7 @@ impl Dataset {
         } else {
             parent
         };
-        let io = |e: std::io::Error| Error::io(&e).with_file(dir.display().to_string());
+        let io = |e: std::io::Error| Error::io(e).with_file(dir.display().to_string());
         let suffix = format!(".{SIDECAR_EXTENSION}");
         let pattern_bytes = name_pattern.as_encoded_bytes();
         let want_sidecars = pattern_bytes.ends_with(suffix.as_bytes());
@@ -344,7 +350,11 @@ impl Dataset {
             .index
             .get(shard.file.bytes(), local, opts)
             .map_err(|e| e.with_file(shard.file.name()))?;
-        Ok(record.map(|r| Record { id: global, ..r }))
+        Ok(record.map(|r| Record {
+            id: global,
+            file: Some(shard.file.name_arc()),
+            ..r
+        }))
     }
 }
 

@@ -314,7 +314,7 @@ impl Index {
     /// match it is a `stale_index` error. Pad frames are not listed.
     pub fn write_dali(&self, data: &[u8], out: &mut impl Write) -> Result<(), Error> {
         let mut w = BufWriter::with_capacity(1 << 16, out);
-        let io = |e: std::io::Error| Error::io(&e);
+        let io = Error::io;
         for id in 0..self.len() {
             let Some(span) = self.frame_range(id) else {
                 break;
@@ -363,7 +363,7 @@ impl Index {
     /// little-endian (not the end of the last record).
     pub fn write_lirs(&self, out: &mut impl Write) -> Result<(), Error> {
         let starts = self.starts();
-        let io = |e: std::io::Error| Error::io(&e);
+        let io = Error::io;
         #[cfg(target_endian = "little")]
         out.write_all(bytemuck::cast_slice(starts)).map_err(io)?;
         #[cfg(not(target_endian = "little"))]
@@ -416,7 +416,7 @@ impl Index {
         out: &mut impl Write,
     ) -> Result<(), Error> {
         match format {
-            IndexFormat::Native => self.write_native(out).map_err(|e| Error::io(&e)),
+            IndexFormat::Native => self.write_native(out).map_err(Error::io),
             IndexFormat::Dali => self.write_dali(data, out),
             IndexFormat::Lirs => self.write_lirs(out),
         }

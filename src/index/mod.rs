@@ -434,7 +434,7 @@ impl Index {
     pub fn write_native_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
         let name: Arc<str> = path.display().to_string().into();
-        let io = |e: std::io::Error| Error::io(&e).with_file(Arc::clone(&name));
+        let io = |e: std::io::Error| Error::io(e).with_file(Arc::clone(&name));
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),

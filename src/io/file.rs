@@ -92,7 +92,7 @@ impl RecordFile {
             std::io::stdin()
                 .lock()
                 .read_to_end(&mut content)
-                .map_err(|e| Error::io(&e).with_file(Arc::clone(&name)))?;
+                .map_err(|e| Error::io(e).with_file(Arc::clone(&name)))?;
             return Ok(Self::from_content(content.into(), name, options, None));
         }
         let name: Arc<str> = path.display().to_string().into();
@@ -150,7 +150,12 @@ impl RecordFile {
         }
     }
 
-    /// The name used in errors: the path as given, or `<stdin>`.
+    /// The name, shared.
+    pub(crate) fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// The name used in errors and records: the path as given, or `<stdin>`.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -216,7 +221,7 @@ impl RecordFile {
         let start = usize::try_from(offset).map_or(len, |o| o.min(len));
         let rest = self.bytes.get(start..).unwrap_or_default();
         records_at(rest, start as u64, first_id, self.framing, opts)
-            .with_file(Arc::clone(&self.name))
+            .with_file_of_records(&self.name)
             .with_early_end(self.early_end.clone())
     }
 
@@ -244,15 +249,11 @@ impl RecordFile {
     pub(crate) fn early_end_kind(&self) -> Option<ErrorKind> {
         self.early_end.clone()
     }
-
-    pub(crate) fn name_arc(&self) -> Arc<str> {
-        Arc::clone(&self.name)
-    }
 }
 
 /// Opens the file at `path`, with its metadata; errors carry `name`.
 pub(crate) fn open_file(path: &Path, name: &Arc<str>) -> Result<(File, Metadata), Error> {
-    let io_error = |e: std::io::Error| Error::io(&e).with_file(Arc::clone(name));
+    let io_error = |e: std::io::Error| Error::io(e).with_file(Arc::clone(name));
     let file = File::open(path).map_err(io_error)?;
     let meta = file.metadata().map_err(io_error)?;
     Ok((file, meta))
@@ -283,7 +284,7 @@ pub(crate) fn load(
         }
     }
     let content =
-        read_file(&mut file, meta).map_err(|e| Error::io(&e).with_file(Arc::clone(name)))?;
+        read_file(&mut file, meta).map_err(|e| Error::io(e).with_file(Arc::clone(name)))?;
     Ok((content, None))
 }
 

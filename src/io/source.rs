@@ -124,7 +124,7 @@ impl Source {
             &mut prefix,
             crate::frame::TFRECORD_HEADER_LEN as u64,
         )
-        .map_err(|e| Error::io(&e).with_file(Arc::clone(&name)))?;
+        .map_err(|e| Error::io(e).with_file(Arc::clone(&name)))?;
         let (compression, framing) = resolve(detect(&prefix), options);
         let reader = decoder(Cursor::new(prefix).chain(reader), compression);
         let stream = StreamRecords::new(reader, framing, options.read)
@@ -138,7 +138,7 @@ impl Source {
     /// Walks the records of an open [`RecordFile`], with its read options.
     pub fn from_file(file: RecordFile) -> Source {
         let mut walker = Walker::new(file.framing(), file.read_options(), 0, 0);
-        walker.set_file(Some(file.name_arc()));
+        walker.set_file(Some(Arc::clone(file.name_arc())));
         if let Some(cause) = file.early_end_kind() {
             walker.cut(cause);
         }
@@ -160,7 +160,7 @@ impl Source {
     pub fn next_record(&mut self) -> Option<Result<Record<'_>, Error>> {
         match &mut self.inner {
             Inner::File { file, walker } => match walker.step(file.bytes(), 0, true) {
-                Step::Record(found) => found.record(file.bytes()).map(Ok),
+                Step::Record(found) => found.record(file.bytes(), Some(file.name_arc())).map(Ok),
                 Step::Error(err) => Some(Err(err)),
                 Step::Need { .. } | Step::End => None,
             },

@@ -113,7 +113,7 @@ impl<R: Read> StreamRecords<R> {
     pub fn next_record(&mut self) -> Option<Result<Record<'_>, Error>> {
         loop {
             match self.walker.step(&self.buf, self.base, self.eof) {
-                Step::Record(found) => return found.record(&self.buf).map(Ok),
+                Step::Record(found) => return found.record(&self.buf, self.walker.file()).map(Ok),
                 Step::Error(err) => return Some(Err(err)),
                 Step::End => return None,
                 Step::Need { from, len } => self.fill(from, len),

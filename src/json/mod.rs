@@ -37,11 +37,11 @@ pub mod read;
 
 use base64::Engine as _;
 
-use crate::error::DecodeError;
 use crate::view::{
     Element, ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, PayloadKind,
     SequenceExampleRef,
 };
+use crate::wire::DecodeError;
 
 /// Which features to print: `None` prints all.
 pub type FeatureFilter<'f> = Option<&'f [Vec<u8>]>;

@@ -46,7 +46,8 @@ pub const MAX_JSON_DEPTH: usize = 64;
 
 /// A JSON error: what is wrong and where (byte offset in the input, or the
 /// path of the field in the message).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", JsonErrorText(self))]
 pub struct JsonError {
     /// Byte offset in the JSON text, for syntax errors.
     pub offset: Option<usize>,
@@ -56,17 +57,19 @@ pub struct JsonError {
     pub message: String,
 }
 
-impl fmt::Display for JsonError {
+/// The message of a [`JsonError`].
+struct JsonErrorText<'e>(&'e JsonError);
+
+impl fmt::Display for JsonErrorText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.offset, self.path.is_empty()) {
-            (Some(o), _) => write!(f, "invalid JSON at byte {o}: {}", self.message),
-            (None, false) => write!(f, "{}: {}", self.path, self.message),
-            (None, true) => f.write_str(&self.message),
+        let e = self.0;
+        match (e.offset, e.path.is_empty()) {
+            (Some(o), _) => write!(f, "invalid JSON at byte {o}: {}", e.message),
+            (None, false) => write!(f, "{}: {}", e.path, e.message),
+            (None, true) => f.write_str(&e.message),
         }
     }
 }
-
-impl std::error::Error for JsonError {}
 
 /// A parsed JSON value. Strings are bytes (surrogate escapes decoded to the
 /// bytes they stand for); numbers keep their literal text.

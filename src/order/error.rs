@@ -1,19 +1,22 @@
 //! The one error of this module: an invalid order specification.
 
-use std::fmt;
-
 /// Why an [`Order`](super::Order) cannot be built, or a cursor cannot be
 /// used with it.
 ///
 /// Every variant but [`UnsortedOffsets`](OrderError::UnsortedOffsets) and
 /// [`TooFewOffsets`](OrderError::TooFewOffsets) is a usage error; those two
 /// say that the offsets (usually an index) are not those of a record file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum OrderError {
     /// `world` is 0.
+    #[error("the world size must be at least 1")]
     ZeroWorld,
     /// `rank >= world`.
+    #[error(
+        "rank {rank} is out of range for a world of {world} (ranks are 0 to {})",
+        .world.saturating_sub(1)
+    )]
     RankOutOfRange {
         /// The rank asked for.
         rank: u32,
@@ -21,8 +24,13 @@ pub enum OrderError {
         world: u32,
     },
     /// `workers` is 0.
+    #[error("the number of workers must be at least 1")]
     ZeroWorkers,
     /// `worker >= workers`.
+    #[error(
+        "worker {worker} is out of range for {workers} workers (workers are 0 to {})",
+        .workers.saturating_sub(1)
+    )]
     WorkerOutOfRange {
         /// The worker asked for.
         worker: u32,
@@ -30,14 +38,22 @@ pub enum OrderError {
         workers: u32,
     },
     /// A page mode with `page_size` 0.
+    #[error("the page size must be at least 1 byte")]
     ZeroPageSize,
     /// [`Mode::QuasiRandom`](super::Mode::QuasiRandom) with a `window` of 0
     /// or more than [`MAX_WINDOW`](super::MAX_WINDOW) pages.
+    #[error(
+        "a window of {window} pages is out of range: it must hold 1 to {} pages",
+        super::MAX_WINDOW
+    )]
     WindowOutOfRange {
         /// The window asked for.
         window: u32,
     },
     /// A page mode was given fewer offsets than records.
+    #[error(
+        "{count} records but only {offsets} offsets: a page mode needs the offset of every record"
+    )]
     TooFewOffsets {
         /// The record count.
         count: u64,
@@ -45,6 +61,10 @@ pub enum OrderError {
         offsets: u64,
     },
     /// The offset of record `id` is smaller than the one before it.
+    #[error(
+        "offsets are not sorted: record {id} starts at byte {offset}, before record {} at byte {previous}",
+        .id.saturating_sub(1)
+    )]
     UnsortedOffsets {
         /// The record whose offset is out of order.
         id: u64,
@@ -54,6 +74,7 @@ pub enum OrderError {
         offset: u64,
     },
     /// A cursor's position is past the end of its epoch.
+    #[error("cursor position {position} is past the end of an epoch of {len} ids")]
     CursorOutOfRange {
         /// The cursor's position.
         position: u64,
@@ -61,47 +82,3 @@ pub enum OrderError {
         len: u64,
     },
 }
-
-impl fmt::Display for OrderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            OrderError::ZeroWorld => f.write_str("the world size must be at least 1"),
-            OrderError::RankOutOfRange { rank, world } => write!(
-                f,
-                "rank {rank} is out of range for a world of {world} (ranks are 0 to {})",
-                world.saturating_sub(1)
-            ),
-            OrderError::ZeroWorkers => f.write_str("the number of workers must be at least 1"),
-            OrderError::WorkerOutOfRange { worker, workers } => write!(
-                f,
-                "worker {worker} is out of range for {workers} workers (workers are 0 to {})",
-                workers.saturating_sub(1)
-            ),
-            OrderError::ZeroPageSize => f.write_str("the page size must be at least 1 byte"),
-            OrderError::WindowOutOfRange { window } => write!(
-                f,
-                "a window of {window} pages is out of range: it must hold 1 to {} pages",
-                super::MAX_WINDOW
-            ),
-            OrderError::TooFewOffsets { count, offsets } => write!(
-                f,
-                "{count} records but only {offsets} offsets: a page mode needs the offset of every record"
-            ),
-            OrderError::UnsortedOffsets {
-                id,
-                previous,
-                offset,
-            } => write!(
-                f,
-                "offsets are not sorted: record {id} starts at byte {offset}, before record {} at byte {previous}",
-                id.saturating_sub(1)
-            ),
-            OrderError::CursorOutOfRange { position, len } => write!(
-                f,
-                "cursor position {position} is past the end of an epoch of {len} ids"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for OrderError {}

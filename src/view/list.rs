@@ -8,9 +8,9 @@
 
 use std::marker::PhantomData;
 
-use crate::error::{DecodeError, DecodeReason};
 use crate::view::logical::{Logical, LogicalFields};
 use crate::wire::{Cursor, Value, WireType};
+use crate::wire::{DecodeError, DecodeReason};
 
 mod sealed {
     pub trait Sealed {}

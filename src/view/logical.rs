@@ -10,7 +10,7 @@
 //! yields the fields of every matching payload in wire order. Nothing is
 //! allocated.
 
-use crate::error::{DecodeError, DecodeReason};
+use crate::wire::{DecodeError, DecodeReason};
 use crate::wire::{Field, FieldReader, Value, MAX_DEPTH};
 
 /// Longest path below a root that the schemas need.

@@ -44,7 +44,7 @@ pub use list::{
     NumIter, NumList,
 };
 
-use crate::error::{DecodeError, DecodeReason};
+use crate::wire::{DecodeError, DecodeReason};
 use crate::wire::{Field, FieldReader, Value, MAX_DEPTH};
 use logical::Logical;
 

@@ -22,12 +22,13 @@
 //! assert_eq!(fields[1].value_offset, 9);
 //! ```
 
+mod error;
 mod varint;
+
+pub use error::{DecodeError, DecodeReason};
 
 pub(crate) use varint::{count_packed_varints, for_each_packed_varint};
 pub use varint::{decode_varint, encode_varint, encoded_len_varint, put_varint};
-
-use crate::error::{DecodeError, DecodeReason};
 
 /// Maximum nesting of messages and groups, as in Google's parsers
 /// (`kDefaultRecursionLimit`): the top-level message is depth 0, and a

@@ -4,7 +4,7 @@
 //! the continuation bit matters (bits past the 64th are dropped); overlong
 //! (non-minimal) encodings are accepted.
 
-use crate::error::DecodeReason;
+use super::DecodeReason;
 
 /// Decodes one varint from the start of `buf`: `(value, bytes used)`.
 ///
