@@ -137,8 +137,8 @@ impl Index {
         options: &OpenOptions,
     ) -> Result<Index, Error> {
         let mut reader = reader;
-        let prefix = read_prefix(&mut reader, crate::frame::TFRECORD_HEADER_LEN)
-            .map_err(Error::io)?;
+        let prefix =
+            read_prefix(&mut reader, crate::frame::TFRECORD_HEADER_LEN).map_err(Error::io)?;
         let (compression, framing) = resolve(detect(&prefix), options);
         let verify_crcs = options.read.check_data_crc;
         // The builder sees pad frames (to flag them) and skips them itself.

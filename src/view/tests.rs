@@ -1,7 +1,7 @@
 //! Semantics of the views against hand-built encodings (SPEC §3).
 
 use super::*;
-use crate::wire::encode_varint;
+use crate::wire::{encode_varint, DecodeReason};
 
 /// Builds messages field by field (test helper).
 #[derive(Default, Clone)]

@@ -1,0 +1,82 @@
+//! `tf.Example`: [`ExampleRef`].
+
+use super::logical::Logical;
+use super::*;
+use crate::wire::DecodeError;
+use crate::wire::{FieldReader, Value};
+
+/// A borrowed `tf.Example`.
+#[derive(Debug, Clone, Copy)]
+pub struct ExampleRef<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) base: u64,
+}
+
+impl<'a> ExampleRef<'a> {
+    /// A lazy view of `bytes` (first byte at absolute offset `base`); no check.
+    pub fn new(bytes: &'a [u8], base: u64) -> Self {
+        ExampleRef { bytes, base }
+    }
+
+    /// A view of `bytes`, checked the way `ParseFromString` checks it.
+    pub fn parse(bytes: &'a [u8], base: u64) -> Result<Self, DecodeError> {
+        Self::parse_with(bytes, base, DecodeOptions::default())
+    }
+
+    /// A view of `bytes`, checked with `options`.
+    pub fn parse_with(
+        bytes: &'a [u8],
+        base: u64,
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
+        let v = ExampleRef::new(bytes, base);
+        v.validate(options.strict)?;
+        Ok(v)
+    }
+
+    /// The serialized bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The features (`Example.features.feature`), merged over every
+    /// occurrence of `Example.features`.
+    pub fn features(&self) -> FeaturesRef<'a> {
+        FeaturesRef::new(
+            Logical::root(self.bytes, self.base, 0).child_collapsed(1),
+            Schema::TensorFlow,
+        )
+    }
+
+    /// The feature named `name`.
+    pub fn get(&self, name: impl AsRef<[u8]>) -> Result<Option<FeatureRef<'a>>, DecodeError> {
+        self.features().get(name)
+    }
+
+    /// Whether the record has an `Example.features` field at all.
+    pub fn has_features(&self) -> Result<bool, DecodeError> {
+        for f in FieldReader::new(self.bytes, self.base, 0) {
+            let f = f?;
+            if let (1, Value::Len(_)) = (f.number, f.value) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Checks the record like `ParseFromString` (and more in strict mode).
+    pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+        validate_top(self.bytes, self.base, strict, |n, b, off| {
+            (n == 1).then(|| {
+                let features = FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow);
+                // Each Features segment is checked as its own message here;
+                // strict cross-segment checks run below.
+                features.validate(false)
+            })
+        })?;
+        if strict {
+            self.features().validate(true)?;
+        }
+        Ok(())
+    }
+}

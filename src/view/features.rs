@@ -1,0 +1,126 @@
+//! `Features` (`map<string, Feature>`): [`FeaturesRef`] and its iterators.
+
+use super::logical::Logical;
+use super::*;
+use crate::wire::DecodeError;
+
+/// A named feature: an entry of a `Features` map.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedFeature<'a> {
+    /// The entry on the wire (name, offsets).
+    pub entry: Entry<'a>,
+    /// Its value (a `Feature` with no kind when the entry has no value).
+    pub feature: FeatureRef<'a>,
+}
+
+impl<'a> NamedFeature<'a> {
+    /// The name's raw bytes.
+    pub fn name(&self) -> &'a [u8] {
+        self.entry.name
+    }
+}
+
+/// Iterator over the features of a map: [`FeaturesRef::iter`] (`I` =
+/// [`Effective`]: each name once) and [`FeaturesRef::entries`] (`I` =
+/// [`Entries`]: every entry on the wire).
+#[derive(Clone, Debug)]
+pub struct NamedFeatures<I> {
+    entries: I,
+    schema: Schema,
+}
+
+impl<'a, I> Iterator for NamedFeatures<I>
+where
+    I: Iterator<Item = Result<Entry<'a>, DecodeError>>,
+{
+    type Item = Result<NamedFeature<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let schema = self.schema;
+        Some(self.entries.next()?.map(|entry| NamedFeature {
+            entry,
+            feature: FeatureRef::from_logical(entry.value, schema),
+        }))
+    }
+}
+
+/// A borrowed `Features` map (`map<string, Feature>`): the features of a
+/// tf.Example or a SequenceExample's context, or an OFRecord.
+#[derive(Debug, Clone, Copy)]
+pub struct FeaturesRef<'a> {
+    pub(super) map: MapRef<'a>,
+    pub(super) schema: Schema,
+}
+
+impl<'a> FeaturesRef<'a> {
+    pub(super) fn new(msg: Logical<'a>, schema: Schema) -> Self {
+        FeaturesRef {
+            map: MapRef { msg },
+            schema,
+        }
+    }
+
+    /// The schema of the features.
+    pub fn schema(&self) -> Schema {
+        self.schema
+    }
+
+    /// The feature named `name` (its last entry), without decoding the others.
+    pub fn get(&self, name: impl AsRef<[u8]>) -> Result<Option<FeatureRef<'a>>, DecodeError> {
+        Ok(self
+            .map
+            .get(name.as_ref())?
+            .map(|e| FeatureRef::from_logical(e.value, self.schema)))
+    }
+
+    /// The effective features: each name once, with its last entry, in the
+    /// order of those last entries. Finding duplicates costs one extra walk
+    /// of the entries and a comparison of their names (no allocation; maps
+    /// of more than 64 entries scan the later entries for each entry); use
+    /// [`get`](Self::get) for lookups.
+    pub fn iter(&self) -> NamedFeatures<Effective<'a>> {
+        NamedFeatures {
+            entries: self.map.effective(),
+            schema: self.schema,
+        }
+    }
+
+    /// Every entry in wire order, duplicates included (for tools that show them).
+    pub fn entries(&self) -> NamedFeatures<Entries<'a>> {
+        NamedFeatures {
+            entries: self.map.entries(),
+            schema: self.schema,
+        }
+    }
+
+    /// Number of distinct features.
+    pub fn len(&self) -> Result<usize, DecodeError> {
+        let mut n = 0;
+        for e in self.map.effective() {
+            e?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Whether there are no features.
+    pub fn is_empty(&self) -> Result<bool, DecodeError> {
+        Ok(self.map.entries().next().transpose()?.is_none())
+    }
+
+    /// Checks the map the way Google's parser would: every entry, key (UTF-8
+    /// for TensorFlow's schema) and value; in strict mode also unknown fields,
+    /// duplicate keys and mixed packing.
+    pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+        let schema = self.schema;
+        validate_map(self.map, schema, strict, |body, base, depth| {
+            validate_feature_segment(body, base, depth, schema, strict)
+        })?;
+        if strict {
+            for e in self.iter() {
+                e?.feature.validate(true)?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,307 @@
+//! Map entries (`map<string, Feature>`, `map<string, FeatureList>`) as they
+//! stand on the wire, and the two ways to walk them: every entry
+//! ([`Entries`]) and the effective ones, last entry per key ([`Effective`]).
+
+use super::logical::Logical;
+use super::*;
+use crate::wire::{DecodeError, DecodeReason};
+use crate::wire::{FieldReader, Value, MAX_DEPTH};
+
+/// One entry of a map (`map<string, Feature>` or `map<string, FeatureList>`)
+/// as it stands on the wire.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// The key's raw bytes (empty when the key is absent).
+    pub name: &'a [u8],
+    /// Absolute offset of the entry's tag.
+    pub offset: u64,
+    /// Absolute offset of the key's bytes (of the entry's body when the key is absent).
+    pub name_offset: u64,
+    pub(super) value: Logical<'a>,
+}
+
+impl<'a> Entry<'a> {
+    /// The key as UTF-8, when it is.
+    pub fn name_str(&self) -> Result<&'a str, std::str::Utf8Error> {
+        std::str::from_utf8(self.name)
+    }
+}
+
+/// Parses one map entry: last key wins, value fields merge.
+///
+/// Returns the key, its offset, and the value as a logical message: when the
+/// value field occurs exactly once (the usual case) that is its payload
+/// itself, so reading the value does not walk the entry again; otherwise the
+/// concatenation of the value fields. Every field of the entry has been read
+/// here, so errors anywhere in it come out now, as before.
+pub(super) fn parse_entry(
+    body: &[u8],
+    base: u64,
+    depth: u32,
+) -> Result<(&[u8], u64, Logical<'_>), DecodeError> {
+    // The usual shape, `0a <len> key 12 <len> value` and nothing else, from
+    // its first bytes.
+    if depth < MAX_DEPTH {
+        if let Some((1, key, key_offset)) = Logical::root(body, base, depth).first_len_field() {
+            let after = key_offset + key.len() as u64;
+            let rest = body.get((after - base) as usize..).unwrap_or_default();
+            if let Some((value, at)) = Logical::root(rest, after, depth).single_len_field(2) {
+                return Ok((key, key_offset, Logical::root(value, at, depth + 1)));
+            }
+        }
+    }
+    let mut key: &[u8] = &[];
+    let mut key_offset = base;
+    let mut values = 0u32;
+    let mut single = Logical::root(&[], base, depth + 1);
+    for f in FieldReader::new(body, base, depth) {
+        let f = f?;
+        match (f.number, f.value) {
+            (1, Value::Len(k)) => {
+                key = k;
+                key_offset = f.value_offset;
+            }
+            (2, Value::Len(v)) => {
+                values += 1;
+                single = Logical::root(v, f.value_offset, depth + 1);
+            }
+            _ => {}
+        }
+    }
+    // The depth check the merged path does when it descends (see
+    // `LogicalFields`): keep that path when it would fail, so the error
+    // comes out where it always did.
+    let value = if values == 1 && depth < MAX_DEPTH {
+        single
+    } else {
+        Logical::root(body, base, depth).child(2)
+    };
+    Ok((key, key_offset, value))
+}
+
+/// A borrowed map from names to values (a logical message of entries).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MapRef<'a> {
+    pub(super) msg: Logical<'a>,
+}
+
+impl<'a> MapRef<'a> {
+    pub(super) fn entries(&self) -> Entries<'a> {
+        Entries {
+            fields: self.msg.fields(),
+            depth: self.msg.depth(),
+        }
+    }
+
+    /// The last entry whose key is `name`.
+    pub(super) fn get(&self, name: &[u8]) -> Result<Option<Entry<'a>>, DecodeError> {
+        let mut found = None;
+        for e in self.entries() {
+            let e = e?;
+            if e.name == name {
+                found = Some(e);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Entries whose key does not appear again later (the effective map, in
+    /// the order of each key's last entry).
+    pub(super) fn effective(&self) -> Effective<'a> {
+        Effective::new(self.entries())
+    }
+}
+
+/// Iterator over every map entry in wire order, duplicates included.
+#[derive(Clone, Debug)]
+pub struct Entries<'a> {
+    pub(super) fields: logical::LogicalFields<'a>,
+    pub(super) depth: u32,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Result<Entry<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        for f in self.fields.by_ref() {
+            let f = match f {
+                Ok(f) => f,
+                Err(e) => return Some(Err(e)),
+            };
+            let (1, Value::Len(body)) = (f.number, f.value) else {
+                continue;
+            };
+            let r = nested_depth(self.depth, f.value_offset).and_then(|d| {
+                let (name, name_offset, value) = parse_entry(body, f.value_offset, d)?;
+                Ok(Entry {
+                    name,
+                    offset: f.offset,
+                    name_offset,
+                    value,
+                })
+            });
+            if r.is_err() {
+                self.fields = Logical::root(&[], 0, 0).fields();
+            }
+            return Some(r);
+        }
+        None
+    }
+}
+
+const MARKED_ENTRIES: usize = 64;
+
+/// Iterator over the effective entries of a map (see [`FeaturesRef::iter`]).
+///
+/// On the first call it walks the entries once, keeping their names on the
+/// stack, and marks each entry that a later one with the same name replaces;
+/// then it walks them again, skipping the marked ones: two passes and at most
+/// n(n-1)/2 name comparisons, mostly settled by the lengths. Maps of more
+/// than [`Effective::MARKED`] entries, and maps with a damaged entry (so the
+/// error comes out where it always did), fall back to scanning the later
+/// entries for each entry.
+#[derive(Clone, Debug)]
+pub struct Effective<'a> {
+    pub(super) entries: Entries<'a>,
+    /// Bit i: entry i is replaced by a later one. `None` before the first
+    /// call (`started == false`) or when falling back to the scan.
+    pub(super) replaced: Option<u64>,
+    pub(super) started: bool,
+    pub(super) position: u32,
+}
+
+impl<'a> Effective<'a> {
+    /// The most entries whose duplicates are found in one pass.
+    pub const MARKED: usize = MARKED_ENTRIES;
+
+    pub(super) fn new(entries: Entries<'a>) -> Self {
+        Effective {
+            entries,
+            replaced: None,
+            started: false,
+            position: 0,
+        }
+    }
+
+    /// Marks the entries that a later entry with the same name replaces.
+    pub(super) fn mark_replaced(&self) -> Option<u64> {
+        let mut names: [&[u8]; MARKED_ENTRIES] = [&[]; MARKED_ENTRIES];
+        let mut n = 0;
+        for e in self.entries.clone() {
+            let e = e.ok()?;
+            *names.get_mut(n)? = e.name;
+            n += 1;
+        }
+        let names = &names[..n];
+        let mut replaced = 0u64;
+        for (i, a) in names.iter().enumerate() {
+            if names[i + 1..].iter().any(|b| a == b) {
+                replaced |= 1 << i;
+            }
+        }
+        Some(replaced)
+    }
+
+    /// The fallback: an entry is effective when no later entry has its name.
+    pub(super) fn next_by_scan(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
+        loop {
+            let e = match self.entries.next()? {
+                Ok(e) => e,
+                Err(e) => return Some(Err(e)),
+            };
+            let mut later = self.entries.clone();
+            let mut replaced = false;
+            for l in later.by_ref() {
+                match l {
+                    Ok(l) if l.name == e.name => {
+                        replaced = true;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(err) => return Some(Err(err)),
+                }
+            }
+            if !replaced {
+                return Some(Ok(e));
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Effective<'a> {
+    type Item = Result<Entry<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.started {
+            self.started = true;
+            self.replaced = self.mark_replaced();
+        }
+        let Some(replaced) = self.replaced else {
+            return self.next_by_scan();
+        };
+        loop {
+            let e = self.entries.next()?;
+            let position = self.position;
+            self.position += 1;
+            match e {
+                Err(e) => return Some(Err(e)),
+                Ok(e) if replaced >> position & 1 == 0 => return Some(Ok(e)),
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+/// Validates every segment and entry of a map; `value` checks one segment
+/// of a value at its depth.
+pub(super) fn validate_map<'a>(
+    map: MapRef<'a>,
+    schema: Schema,
+    strict: bool,
+    mut value: impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    let depth = map.msg.depth();
+    for seg in map.msg.segments() {
+        let (seg, base) = seg?;
+        for f in FieldReader::new(seg, base, depth) {
+            let f = f?;
+            let (1, Value::Len(body)) = (f.number, f.value) else {
+                if strict {
+                    return Err(unknown_field(&f));
+                }
+                continue;
+            };
+            let d = nested_depth(depth, f.value_offset)?;
+            for g in FieldReader::new(body, f.value_offset, d) {
+                let g = g?;
+                match (g.number, g.value) {
+                    (1, Value::Len(k))
+                        if schema.utf8_names() && std::str::from_utf8(k).is_err() =>
+                    {
+                        return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
+                    }
+                    (1, Value::Len(_)) => {}
+                    (2, Value::Len(v)) => {
+                        let vd = nested_depth(d, g.value_offset)?;
+                        value(v, g.value_offset, vd)?;
+                    }
+                    _ if strict => return Err(unknown_field(&g)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    if strict {
+        let mut entries = map.entries();
+        while let Some(e) = entries.next() {
+            let e = e?;
+            for l in entries.clone() {
+                let l = l?;
+                if l.name == e.name {
+                    return Err(DecodeError::new(l.offset, DecodeReason::DuplicateKey));
+                }
+            }
+        }
+    }
+    Ok(())
+}

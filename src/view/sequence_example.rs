@@ -1,0 +1,262 @@
+//! `tf.SequenceExample`: [`SequenceExampleRef`], its `FeatureLists` map
+//! ([`FeatureListsRef`]) and each `FeatureList` ([`FeatureListRef`]).
+
+use super::logical::{Logical, LogicalFields};
+use super::*;
+use crate::wire::DecodeError;
+use crate::wire::{FieldReader, Value};
+
+/// A borrowed `FeatureList` (`repeated Feature feature = 1`).
+#[derive(Debug, Clone, Copy)]
+pub struct FeatureListRef<'a> {
+    pub(super) msg: Logical<'a>,
+}
+
+impl<'a> FeatureListRef<'a> {
+    /// The features, in order.
+    pub fn iter(&self) -> FeatureListIter<'a> {
+        FeatureListIter {
+            fields: self.msg.fields(),
+            depth: self.msg.depth(),
+        }
+    }
+
+    /// Number of features.
+    pub fn len(&self) -> Result<usize, DecodeError> {
+        let mut n = 0;
+        for f in self.iter() {
+            f?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> Result<bool, DecodeError> {
+        Ok(self.len()? == 0)
+    }
+}
+
+/// Iterator over the features of a `FeatureList`: [`FeatureListRef::iter`].
+#[derive(Clone, Debug)]
+pub struct FeatureListIter<'a> {
+    fields: LogicalFields<'a>,
+    depth: u32,
+}
+
+impl<'a> Iterator for FeatureListIter<'a> {
+    type Item = Result<FeatureRef<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        for f in self.fields.by_ref() {
+            let f = match f {
+                Ok(f) => f,
+                Err(e) => return Some(Err(e)),
+            };
+            if let (1, Value::Len(b)) = (f.number, f.value) {
+                return Some(
+                    nested_depth(self.depth, f.value_offset)
+                        .map(|d| FeatureRef::new(b, f.value_offset, d, Schema::TensorFlow)),
+                );
+            }
+        }
+        None
+    }
+}
+
+fn validate_feature_list_segment(
+    seg: &[u8],
+    base: u64,
+    depth: u32,
+    strict: bool,
+) -> Result<(), DecodeError> {
+    for f in FieldReader::new(seg, base, depth) {
+        let f = f?;
+        match (f.number, f.value) {
+            (1, Value::Len(b)) => {
+                let d = nested_depth(depth, f.value_offset)?;
+                FeatureRef::new(b, f.value_offset, d, Schema::TensorFlow).validate(strict)?;
+            }
+            _ if strict => return Err(unknown_field(&f)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A named feature list: an entry of a `FeatureLists` map.
+#[derive(Debug, Clone, Copy)]
+pub struct NamedFeatureList<'a> {
+    /// The entry on the wire.
+    pub entry: Entry<'a>,
+    /// Its value.
+    pub list: FeatureListRef<'a>,
+}
+
+impl<'a> NamedFeatureList<'a> {
+    /// The name's raw bytes.
+    pub fn name(&self) -> &'a [u8] {
+        self.entry.name
+    }
+}
+
+/// Iterator over the feature lists of a map: [`FeatureListsRef::iter`]
+/// (`I` = [`Effective`]) and [`FeatureListsRef::entries`] (`I` = [`Entries`]).
+#[derive(Clone, Debug)]
+pub struct NamedFeatureLists<I> {
+    entries: I,
+}
+
+impl<'a, I> Iterator for NamedFeatureLists<I>
+where
+    I: Iterator<Item = Result<Entry<'a>, DecodeError>>,
+{
+    type Item = Result<NamedFeatureList<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        Some(self.entries.next()?.map(|entry| NamedFeatureList {
+            entry,
+            list: FeatureListRef { msg: entry.value },
+        }))
+    }
+}
+
+/// A borrowed `FeatureLists` map (`map<string, FeatureList>`).
+#[derive(Debug, Clone, Copy)]
+pub struct FeatureListsRef<'a> {
+    pub(super) map: MapRef<'a>,
+}
+
+impl<'a> FeatureListsRef<'a> {
+    /// The feature list named `name` (its last entry).
+    pub fn get(&self, name: impl AsRef<[u8]>) -> Result<Option<FeatureListRef<'a>>, DecodeError> {
+        Ok(self
+            .map
+            .get(name.as_ref())?
+            .map(|e| FeatureListRef { msg: e.value }))
+    }
+
+    /// The effective feature lists, each name once (see [`FeaturesRef::iter`]).
+    pub fn iter(&self) -> NamedFeatureLists<Effective<'a>> {
+        NamedFeatureLists {
+            entries: self.map.effective(),
+        }
+    }
+
+    /// Every entry in wire order, duplicates included.
+    pub fn entries(&self) -> NamedFeatureLists<Entries<'a>> {
+        NamedFeatureLists {
+            entries: self.map.entries(),
+        }
+    }
+
+    /// Number of distinct feature lists.
+    pub fn len(&self) -> Result<usize, DecodeError> {
+        let mut n = 0;
+        for e in self.map.effective() {
+            e?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Whether there are no feature lists.
+    pub fn is_empty(&self) -> Result<bool, DecodeError> {
+        Ok(self.map.entries().next().transpose()?.is_none())
+    }
+
+    pub(super) fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+        validate_map(self.map, Schema::TensorFlow, strict, |b, off, d| {
+            validate_feature_list_segment(b, off, d, strict)
+        })
+    }
+}
+
+/// A borrowed `tf.SequenceExample`.
+#[derive(Debug, Clone, Copy)]
+pub struct SequenceExampleRef<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) base: u64,
+}
+
+impl<'a> SequenceExampleRef<'a> {
+    /// A lazy view of `bytes` (first byte at absolute offset `base`); no check.
+    pub fn new(bytes: &'a [u8], base: u64) -> Self {
+        SequenceExampleRef { bytes, base }
+    }
+
+    /// A view of `bytes`, checked the way `ParseFromString` checks it.
+    pub fn parse(bytes: &'a [u8], base: u64) -> Result<Self, DecodeError> {
+        Self::parse_with(bytes, base, DecodeOptions::default())
+    }
+
+    /// A view of `bytes`, checked with `options`.
+    pub fn parse_with(
+        bytes: &'a [u8],
+        base: u64,
+        options: DecodeOptions,
+    ) -> Result<Self, DecodeError> {
+        let v = SequenceExampleRef::new(bytes, base);
+        v.validate(options.strict)?;
+        Ok(v)
+    }
+
+    /// The serialized bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The context features (`SequenceExample.context.feature`).
+    pub fn context(&self) -> FeaturesRef<'a> {
+        FeaturesRef::new(
+            Logical::root(self.bytes, self.base, 0).child(1),
+            Schema::TensorFlow,
+        )
+    }
+
+    /// The feature lists (`SequenceExample.feature_lists.feature_list`).
+    pub fn feature_lists(&self) -> FeatureListsRef<'a> {
+        FeatureListsRef {
+            map: MapRef {
+                msg: Logical::root(self.bytes, self.base, 0).child(2),
+            },
+        }
+    }
+
+    /// Whether the record has a `context` / `feature_lists` field at all.
+    pub fn has_parts(&self) -> Result<(bool, bool), DecodeError> {
+        let (mut c, mut l) = (false, false);
+        for f in FieldReader::new(self.bytes, self.base, 0) {
+            let f = f?;
+            match (f.number, f.value) {
+                (1, Value::Len(_)) => c = true,
+                (2, Value::Len(_)) => l = true,
+                _ => {}
+            }
+        }
+        Ok((c, l))
+    }
+
+    /// Checks the record like `ParseFromString` (and more in strict mode).
+    pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+        validate_top(self.bytes, self.base, strict, |n, b, off| match n {
+            1 => {
+                Some(FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow).validate(false))
+            }
+            2 => Some(
+                FeatureListsRef {
+                    map: MapRef {
+                        msg: Logical::root(b, off, 1),
+                    },
+                }
+                .validate(false),
+            ),
+            _ => None,
+        })?;
+        if strict {
+            self.context().validate(true)?;
+            self.feature_lists().validate(true)?;
+        }
+        Ok(())
+    }
+}
