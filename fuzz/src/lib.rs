@@ -11,7 +11,7 @@ use recordwire::frame::{records, ErrorPolicy, Framing, ReadOptions, Records};
 use recordwire::io::{Compression, OpenOptions, RecordFile, Source};
 use recordwire::view::{
     Element, FeatureListRef, FeatureListsRef, FeatureRef, FeaturesRef, ListRef, NumList,
-    PayloadKind,
+    PayloadKind, PayloadRef,
 };
 use recordwire::{DecodeError, Error};
 
@@ -541,19 +541,8 @@ pub fn same_walk(got: &[Item], expected: &[Item], compression: Compression) {
 /// The record `bytes` of payload `kind` (one that validates), decoded into
 /// the owned message and encoded again; encoding a valid record cannot fail.
 pub fn reencode(kind: PayloadKind, bytes: &[u8]) -> Vec<u8> {
-    use recordwire::encode::{example_from_view, ofrecord_from_view, sequence_example_from_view};
-    use recordwire::view::{ExampleRef, OfRecordRef, SequenceExampleRef};
-    let encoded = match kind {
-        PayloadKind::Example => example_from_view(ExampleRef::new(bytes, 0)).map(|m| m.to_bytes()),
-        PayloadKind::SequenceExample => {
-            sequence_example_from_view(SequenceExampleRef::new(bytes, 0)).map(|m| m.to_bytes())
-        }
-        PayloadKind::OfRecord => {
-            ofrecord_from_view(OfRecordRef::new(bytes, 0)).map(|m| m.to_bytes())
-        }
-        PayloadKind::Raw => Ok(Ok(bytes.to_vec())),
-    };
-    encoded
+    recordwire::encode::message_from_view(PayloadRef::new(kind, bytes, 0))
+        .map(|m| m.to_bytes())
         .expect("a valid record decodes")
         .expect("a valid record encodes")
 }
@@ -618,33 +607,27 @@ fn features_values(fs: FeaturesRef<'_>) -> Vec<(Vec<u8>, Values)> {
 /// effective features (for a tf.SequenceExample, the context's, then every
 /// feature list's, each list's features in order); the bytes for `Raw`.
 pub fn record_values(kind: PayloadKind, bytes: &[u8]) -> Vec<(Vec<u8>, Vec<Values>)> {
-    use recordwire::view::{ExampleRef, OfRecordRef, SequenceExampleRef};
-    let one = |fs: FeaturesRef<'_>| {
-        features_values(fs)
-            .into_iter()
-            .map(|(name, v)| (name, vec![v]))
-            .collect::<Vec<_>>()
+    let payload = PayloadRef::new(kind, bytes, 0);
+    let Some(features) = payload.features() else {
+        return vec![(bytes.to_vec(), Vec::new())];
     };
-    match kind {
-        PayloadKind::Example => one(ExampleRef::new(bytes, 0).features()),
-        PayloadKind::OfRecord => one(OfRecordRef::new(bytes, 0).features()),
-        PayloadKind::SequenceExample => {
-            let seq = SequenceExampleRef::new(bytes, 0);
-            let mut out = one(seq.context());
-            out.push((b"--feature_lists--".to_vec(), Vec::new()));
-            for e in seq.feature_lists().iter() {
-                let e = e.expect("a valid record");
-                let list = e
-                    .list
-                    .iter()
-                    .map(|f| feature_values(f.expect("a valid record")))
-                    .collect();
-                out.push((e.name().to_vec(), list));
-            }
-            out
+    let mut out: Vec<_> = features_values(features)
+        .into_iter()
+        .map(|(name, v)| (name, vec![v]))
+        .collect();
+    if let Some(lists) = payload.feature_lists() {
+        out.push((b"--feature_lists--".to_vec(), Vec::new()));
+        for e in lists.iter() {
+            let e = e.expect("a valid record");
+            let list = e
+                .list
+                .iter()
+                .map(|f| feature_values(f.expect("a valid record")))
+                .collect();
+            out.push((e.name().to_vec(), list));
         }
-        PayloadKind::Raw => vec![(bytes.to_vec(), Vec::new())],
     }
+    out
 }
 
 /// Fetches every record (up to 256) through an index that was accepted for

@@ -5,7 +5,7 @@
 
 use recordwire::frame::{detect, Detected, Framing};
 use recordwire::io::Compression;
-use recordwire::view::{DecodeOptions, ExampleRef, OfRecordRef, SequenceExampleRef};
+use recordwire::view::{DecodeOptions, ExampleRef, OfRecordRef, Payload, SequenceExampleRef};
 
 use super::{
     feature_list, features, is_error_line, named_lists, ok, reencode, validations, walk_slice,
@@ -73,19 +73,39 @@ pub fn stream(data: &[u8]) {
     }
 }
 
+/// A payload view of `data` at `base`, with whether it parses plainly and
+/// strictly: `parse`/`parse_with`, the lazy view's `validate` and the same
+/// view as a `PayloadRef` must all agree.
+fn checked_view<'a, P: Payload<'a>>(data: &'a [u8], base: u64) -> (P, bool, bool) {
+    let strict_options = DecodeOptions { strict: true };
+    let (parsed, strict) = validations(
+        P::parse(data, base).map(drop),
+        P::parse_with(data, base, strict_options).map(drop),
+    );
+    let view = P::new(data, base);
+    let any = view.into_ref();
+    for validate in [
+        |v: &P, o| v.validate(o).is_ok(),
+        |v: &P, o| v.into_ref().validate(o).is_ok(),
+    ] {
+        assert_eq!(
+            (
+                validate(&view, DecodeOptions::default()),
+                validate(&view, strict_options)
+            ),
+            (parsed, strict)
+        );
+    }
+    assert_eq!(any.kind(), P::KIND);
+    assert_eq!(any.bytes(), data);
+    (view, parsed, strict)
+}
+
 /// tf.Example views: `parse` (plain and strict) and the lazy `new`, then
 /// every accessor to the end. After a successful `parse` every accessor must
 /// succeed and the counts must agree (see `features`).
 pub fn example_view(data: &[u8]) {
-    let (parsed, strict) = validations(
-        ExampleRef::parse(data, 7).map(drop),
-        ExampleRef::parse_with(data, 7, DecodeOptions { strict: true }).map(drop),
-    );
-    let ex = ExampleRef::new(data, 7);
-    assert_eq!(
-        (ex.validate(false).is_ok(), ex.validate(true).is_ok()),
-        (parsed, strict)
-    );
+    let (ex, parsed, strict) = checked_view::<ExampleRef>(data, 7);
     let _ = ok(ex.has_features(), parsed);
     let _ = ok(ex.get(MISSING), parsed);
     features(ex.features(), parsed, strict);
@@ -96,15 +116,7 @@ pub fn example_view(data: &[u8]) {
 /// list with every feature in it. After a successful `parse` every accessor
 /// must succeed and the counts must agree.
 pub fn sequence_example_view(data: &[u8]) {
-    let (parsed, strict) = validations(
-        SequenceExampleRef::parse(data, 12).map(drop),
-        SequenceExampleRef::parse_with(data, 12, DecodeOptions { strict: true }).map(drop),
-    );
-    let seq = SequenceExampleRef::new(data, 12);
-    assert_eq!(
-        (seq.validate(false).is_ok(), seq.validate(true).is_ok()),
-        (parsed, strict)
-    );
+    let (seq, parsed, strict) = checked_view::<SequenceExampleRef>(data, 12);
     let _ = ok(seq.has_parts(), parsed);
     features(seq.context(), parsed, strict);
     for list in named_lists(seq.feature_lists(), parsed, strict) {
@@ -116,15 +128,7 @@ pub fn sequence_example_view(data: &[u8]) {
 /// accessor to the end. After a successful `parse` every accessor must
 /// succeed and the counts must agree (see `features`).
 pub fn ofrecord_view(data: &[u8]) {
-    let (parsed, strict) = validations(
-        OfRecordRef::parse(data, 8).map(drop),
-        OfRecordRef::parse_with(data, 8, DecodeOptions { strict: true }).map(drop),
-    );
-    let rec = OfRecordRef::new(data, 8);
-    assert_eq!(
-        (rec.validate(false).is_ok(), rec.validate(true).is_ok()),
-        (parsed, strict)
-    );
+    let (rec, parsed, strict) = checked_view::<OfRecordRef>(data, 8);
     let _ = ok(rec.get(MISSING), parsed);
     features(rec.features(), parsed, strict);
 }

@@ -7,10 +7,8 @@ use std::path::Path;
 use super::{decode_error, next_or_fail, report, CmdResult, Failure, ReadArgs};
 use crate::frame::ErrorPolicy;
 use crate::names::quoted;
-use crate::view::{
-    DecodeOptions, ExampleRef, FeatureRef, FeaturesRef, Kind, OfRecordRef, PayloadKind,
-    SequenceExampleRef,
-};
+use crate::view::PayloadRef;
+use crate::view::{DecodeOptions, FeatureRef, FeaturesRef, Kind, PayloadKind};
 use crate::DecodeError;
 
 /// Running min / max / sum.
@@ -106,28 +104,23 @@ fn add_features(
 
 impl Schema {
     fn add(&mut self, payload: PayloadKind, data: &[u8], base: u64) -> Result<(), DecodeError> {
-        match payload {
-            PayloadKind::Example => {
-                add_features(&mut self.context, ExampleRef::new(data, base).features())
-            }
-            PayloadKind::OfRecord => {
-                add_features(&mut self.context, OfRecordRef::new(data, base).features())
-            }
-            PayloadKind::SequenceExample => {
-                let se = SequenceExampleRef::new(data, base);
-                add_features(&mut self.context, se.context())?;
-                for l in se.feature_lists().iter() {
-                    let l = l?;
-                    let (steps, stats) = self.lists.entry(l.name().to_vec()).or_default();
-                    steps.add(l.list.len()? as u64);
-                    for f in l.list.iter() {
-                        add_feature(stats, f?)?;
-                    }
-                }
-                Ok(())
-            }
-            PayloadKind::Raw => Ok(()),
+        let payload = PayloadRef::new(payload, data, base);
+        if let Some(features) = payload.features() {
+            add_features(&mut self.context, features)?;
         }
+        for l in payload
+            .feature_lists()
+            .iter()
+            .flat_map(|lists| lists.iter())
+        {
+            let l = l?;
+            let (steps, stats) = self.lists.entry(l.name().to_vec()).or_default();
+            steps.add(l.list.len()? as u64);
+            for f in l.list.iter() {
+                add_feature(stats, f?)?;
+            }
+        }
+        Ok(())
     }
 }
 

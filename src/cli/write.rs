@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
 use crate::io::Compression;
 use crate::json::read::message_from_json;
+use crate::view::PayloadRef;
 use crate::view::{DecodeOptions, ExampleRef, FeaturesRef, OfRecordRef, PayloadKind, Schema};
 
 /// A problem with the input that is not a record-file error: printed as
@@ -375,17 +376,7 @@ impl Conversion {
 }
 
 fn owned(kind: PayloadKind, data: &[u8], base: u64) -> Result<Message, crate::DecodeError> {
-    use crate::encode::{example_from_view, ofrecord_from_view, sequence_example_from_view};
-    Ok(match kind {
-        PayloadKind::Example => Message::Example(example_from_view(ExampleRef::new(data, base))?),
-        PayloadKind::OfRecord => {
-            Message::OfRecord(ofrecord_from_view(OfRecordRef::new(data, base))?)
-        }
-        PayloadKind::SequenceExample => Message::SequenceExample(sequence_example_from_view(
-            crate::view::SequenceExampleRef::new(data, base),
-        )?),
-        PayloadKind::Raw => Message::Raw(data.to_vec()),
-    })
+    crate::encode::message_from_view(PayloadRef::new(kind, data, base))
 }
 
 #[derive(Debug)]

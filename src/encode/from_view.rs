@@ -1,11 +1,12 @@
 //! From borrowed views to owned messages, and straight to bytes.
 
 use super::{
-    len_field_len, put_tag_len, EncodeError, Example, Feature, FeatureList, Features, OfRecord,
-    SequenceExample,
+    len_field_len, put_tag_len, EncodeError, Example, Feature, FeatureList, Features, Message,
+    OfRecord, SequenceExample,
 };
 use crate::view::{
-    ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, Schema, SequenceExampleRef,
+    ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, PayloadRef, Schema,
+    SequenceExampleRef,
 };
 use crate::wire::DecodeError;
 use crate::wire::{encoded_len_varint, put_varint};
@@ -52,6 +53,26 @@ pub fn example_from_view(v: ExampleRef<'_>) -> Result<Example, DecodeError> {
 pub fn ofrecord_from_view(v: OfRecordRef<'_>) -> Result<OfRecord, DecodeError> {
     Ok(OfRecord {
         features: features_from_view(v.features())?,
+    })
+}
+
+/// The owned message of any borrowed payload (raw bytes are copied).
+///
+/// ```
+/// use recordwire::encode::{message_from_view, Message};
+/// use recordwire::view::{PayloadKind, PayloadRef};
+///
+/// let bytes = Message::Raw(b"abc".to_vec());
+/// let view = PayloadRef::new(PayloadKind::Raw, b"abc", 0);
+/// assert_eq!(message_from_view(view)?, bytes);
+/// # Ok::<(), recordwire::DecodeError>(())
+/// ```
+pub fn message_from_view(payload: PayloadRef<'_>) -> Result<Message, DecodeError> {
+    Ok(match payload {
+        PayloadRef::Example(v) => Message::Example(example_from_view(v)?),
+        PayloadRef::SequenceExample(v) => Message::SequenceExample(sequence_example_from_view(v)?),
+        PayloadRef::OfRecord(v) => Message::OfRecord(ofrecord_from_view(v)?),
+        PayloadRef::Raw(bytes) => Message::Raw(bytes.to_vec()),
     })
 }
 

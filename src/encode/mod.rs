@@ -31,7 +31,8 @@ mod writer;
 
 pub use from_view::{
     encode_feature_ref, example_from_view, feature_from_view, feature_ref_encoded_len,
-    ofrecord_from_view, rewrite_features, sequence_example_from_view, Rewrite, ViewEncodeError,
+    message_from_view, ofrecord_from_view, rewrite_features, sequence_example_from_view, Rewrite,
+    ViewEncodeError,
 };
 pub use writer::{write_file_atomic, FinishTarget, RecordWriter, WriterOptions};
 
@@ -557,6 +558,7 @@ impl SequenceExample {
     }
 }
 top_level!(SequenceExample);
+top_level!(Message);
 
 /// A record of any payload kind, owned.
 #[derive(Debug, Clone, PartialEq)]

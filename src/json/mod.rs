@@ -37,6 +37,7 @@ pub mod read;
 
 use base64::Engine as _;
 
+use crate::view::PayloadRef;
 use crate::view::{
     Element, ExampleRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef, PayloadKind,
     SequenceExampleRef,
@@ -300,19 +301,11 @@ pub fn write_record(
     filter: FeatureFilter<'_>,
 ) -> Result<(), DecodeError> {
     let options = crate::view::DecodeOptions { strict };
-    match kind {
-        PayloadKind::Example => {
-            write_example(out, ExampleRef::parse_with(bytes, base, options)?, filter)
-        }
-        PayloadKind::SequenceExample => write_sequence_example(
-            out,
-            SequenceExampleRef::parse_with(bytes, base, options)?,
-            filter,
-        ),
-        PayloadKind::OfRecord => {
-            write_ofrecord(out, OfRecordRef::parse_with(bytes, base, options)?, filter)
-        }
-        PayloadKind::Raw => {
+    match PayloadRef::parse_with(kind, bytes, base, options)? {
+        PayloadRef::Example(v) => write_example(out, v, filter),
+        PayloadRef::SequenceExample(v) => write_sequence_example(out, v, filter),
+        PayloadRef::OfRecord(v) => write_ofrecord(out, v, filter),
+        PayloadRef::Raw(bytes) => {
             out.extend_from_slice(b"{\"raw\":\"");
             out.extend_from_slice(
                 base64::engine::general_purpose::STANDARD

@@ -13,32 +13,6 @@ pub struct ExampleRef<'a> {
 }
 
 impl<'a> ExampleRef<'a> {
-    /// A lazy view of `bytes` (first byte at absolute offset `base`); no check.
-    pub fn new(bytes: &'a [u8], base: u64) -> Self {
-        ExampleRef { bytes, base }
-    }
-
-    /// A view of `bytes`, checked the way `ParseFromString` checks it.
-    pub fn parse(bytes: &'a [u8], base: u64) -> Result<Self, DecodeError> {
-        Self::parse_with(bytes, base, DecodeOptions::default())
-    }
-
-    /// A view of `bytes`, checked with `options`.
-    pub fn parse_with(
-        bytes: &'a [u8],
-        base: u64,
-        options: DecodeOptions,
-    ) -> Result<Self, DecodeError> {
-        let v = ExampleRef::new(bytes, base);
-        v.validate(options.strict)?;
-        Ok(v)
-    }
-
-    /// The serialized bytes.
-    pub fn bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
     /// The features (`Example.features.feature`), merged over every
     /// occurrence of `Example.features`.
     pub fn features(&self) -> FeaturesRef<'a> {
@@ -64,8 +38,9 @@ impl<'a> ExampleRef<'a> {
         Ok(false)
     }
 
-    /// Checks the record like `ParseFromString` (and more in strict mode).
-    pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+    /// Checks the record like `ParseFromString` (and more in strict mode):
+    /// the body of [`Self::validate`].
+    fn check(&self, strict: bool) -> Result<(), DecodeError> {
         validate_top(self.bytes, self.base, strict, |n, b, off| {
             (n == 1).then(|| {
                 let features = FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow);
@@ -80,3 +55,5 @@ impl<'a> ExampleRef<'a> {
         Ok(())
     }
 }
+
+payload_view!(ExampleRef, Example, "`tf.Example`");

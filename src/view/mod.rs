@@ -36,6 +36,9 @@
 //! # Ok::<(), recordwire::DecodeError>(())
 //! ```
 
+#[macro_use]
+mod payload;
+
 mod example;
 mod feature;
 mod features;
@@ -55,6 +58,7 @@ pub use feature::{FeatureRef, ListRef};
 pub use features::{FeaturesRef, NamedFeature, NamedFeatures};
 pub use map::{Effective, Entries, Entry};
 pub use ofrecord::OfRecordRef;
+pub use payload::{Payload, PayloadKind, PayloadRef};
 pub use schema::{Kind, Schema};
 pub use sequence_example::{
     FeatureListIter, FeatureListRef, FeatureListsRef, NamedFeatureList, NamedFeatureLists,
@@ -98,65 +102,6 @@ pub struct DecodeOptions {
     /// Strict mode (SPEC §3): also report duplicate keys, unknown fields and
     /// mixed packed/unpacked encodings as errors.
     pub strict: bool,
-}
-
-/// Which message a record's payload is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PayloadKind {
-    /// `tf.Example`
-    Example,
-    /// `tf.SequenceExample`
-    SequenceExample,
-    /// OneFlow `OFRecord`
-    OfRecord,
-    /// Not decoded: the bytes as they are.
-    Raw,
-}
-
-impl PayloadKind {
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            PayloadKind::Example => "example",
-            PayloadKind::SequenceExample => "sequence_example",
-            PayloadKind::OfRecord => "ofrecord",
-            PayloadKind::Raw => "raw",
-        }
-    }
-
-    /// Checks `bytes` as this kind of payload.
-    pub fn validate(
-        self,
-        bytes: &[u8],
-        base: u64,
-        options: DecodeOptions,
-    ) -> Result<(), DecodeError> {
-        match self {
-            PayloadKind::Example => ExampleRef::new(bytes, base).validate(options.strict),
-            PayloadKind::SequenceExample => {
-                SequenceExampleRef::new(bytes, base).validate(options.strict)
-            }
-            PayloadKind::OfRecord => OfRecordRef::new(bytes, base).validate(options.strict),
-            PayloadKind::Raw => Ok(()),
-        }
-    }
-}
-
-impl std::str::FromStr for PayloadKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s {
-            "example" => PayloadKind::Example,
-            "sequence_example" | "sequence-example" => PayloadKind::SequenceExample,
-            "ofrecord" => PayloadKind::OfRecord,
-            "raw" => PayloadKind::Raw,
-            _ => {
-                return Err(format!(
-                    "unknown payload '{s}' (expected example, sequence_example, ofrecord or raw)"
-                ))
-            }
-        })
-    }
 }
 
 #[cfg(test)]

@@ -180,32 +180,6 @@ pub struct SequenceExampleRef<'a> {
 }
 
 impl<'a> SequenceExampleRef<'a> {
-    /// A lazy view of `bytes` (first byte at absolute offset `base`); no check.
-    pub fn new(bytes: &'a [u8], base: u64) -> Self {
-        SequenceExampleRef { bytes, base }
-    }
-
-    /// A view of `bytes`, checked the way `ParseFromString` checks it.
-    pub fn parse(bytes: &'a [u8], base: u64) -> Result<Self, DecodeError> {
-        Self::parse_with(bytes, base, DecodeOptions::default())
-    }
-
-    /// A view of `bytes`, checked with `options`.
-    pub fn parse_with(
-        bytes: &'a [u8],
-        base: u64,
-        options: DecodeOptions,
-    ) -> Result<Self, DecodeError> {
-        let v = SequenceExampleRef::new(bytes, base);
-        v.validate(options.strict)?;
-        Ok(v)
-    }
-
-    /// The serialized bytes.
-    pub fn bytes(&self) -> &'a [u8] {
-        self.bytes
-    }
-
     /// The context features (`SequenceExample.context.feature`).
     pub fn context(&self) -> FeaturesRef<'a> {
         FeaturesRef::new(
@@ -237,8 +211,9 @@ impl<'a> SequenceExampleRef<'a> {
         Ok((c, l))
     }
 
-    /// Checks the record like `ParseFromString` (and more in strict mode).
-    pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+    /// Checks the record like `ParseFromString` (and more in strict mode):
+    /// the body of [`Self::validate`].
+    fn check(&self, strict: bool) -> Result<(), DecodeError> {
         validate_top(self.bytes, self.base, strict, |n, b, off| match n {
             1 => {
                 Some(FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow).validate(false))
@@ -260,3 +235,5 @@ impl<'a> SequenceExampleRef<'a> {
         Ok(())
     }
 }
+
+payload_view!(SequenceExampleRef, SequenceExample, "`tf.SequenceExample`");
