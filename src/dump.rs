@@ -30,7 +30,7 @@ use std::fmt::Write as _;
 use crate::names::push_quoted;
 use crate::view::{Kind, PayloadKind, Schema};
 use crate::wire::DecodeError;
-use crate::wire::{Cursor, Field, FieldReader, Value, MAX_DEPTH};
+use crate::wire::{ByteReader, Field, FieldReader, Value, MAX_DEPTH};
 
 /// The message types the dump knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -345,7 +345,7 @@ fn packed_values(
             },
         ));
     }
-    let mut c = Cursor::new(b, base);
+    let mut c = ByteReader::new(b, base);
     let mut n = 0;
     while !c.is_empty() {
         let text = match kind {
@@ -371,8 +371,8 @@ fn packed_values(
 mod tests {
     use super::*;
 
-    /// Fuzz finding: a bad packed run used to leave half a line before the
-    /// error line.
+    /// Fuzz finding (fixed): a bad packed run must not leave half a line
+    /// before the error line.
     #[test]
     fn an_invalid_packed_run_ends_with_a_whole_error_line() {
         let input = include_bytes!("../testdata/fuzz-regressions/dump-unfinished-line.bin");

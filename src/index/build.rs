@@ -1,6 +1,6 @@
 //! Building an index: one pass over the frames.
 
-use std::io::{Cursor, Read};
+use std::io::Read;
 
 use super::fingerprint::{Sampler, EDGE};
 use super::pad::is_pad;
@@ -146,7 +146,10 @@ impl Index {
             .with_length_crc(true)
             .with_data_crc(verify_crcs)
             .with_skip_pads(false);
-        let tee = Tee::new(decoder(Cursor::new(prefix).chain(reader), compression));
+        let tee = Tee::new(decoder(
+            std::io::Cursor::new(prefix).chain(reader),
+            compression,
+        ));
         let mut stream = StreamRecords::new(tee, framing, opts).with_compression(compression);
         let mut offsets: Vec<u64> = Vec::new();
         let mut sampler = Sampler::new();

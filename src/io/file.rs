@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::fs::{File, Metadata};
-use std::io::{Cursor, Read};
+use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -133,7 +133,7 @@ impl RecordFile {
         let (compression, framing) = resolve(detect(&raw), options);
         let (bytes, early_end, map) = match compression {
             Compression::Gzip | Compression::Zlib => {
-                let (content, err) = read_all(decoder(Cursor::new(raw), compression));
+                let (content, err) = read_all(decoder(std::io::Cursor::new(raw), compression));
                 let early_end = err.map(|e| read_error(&e, compression));
                 (Bytes::from(content), early_end, None)
             }

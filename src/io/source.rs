@@ -1,7 +1,7 @@
 //! One entry point for every input: a plain file (mapped), a compressed file
 //! or a pipe (streamed).
 
-use std::io::{Cursor, Read};
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
@@ -100,7 +100,7 @@ impl Source {
         match compression {
             Compression::Gzip | Compression::Zlib => {
                 // Stream from the map: only the decompressed window is held.
-                Source::from_reader(Cursor::new(raw), name, options)
+                Source::from_reader(std::io::Cursor::new(raw), name, options)
             }
             Compression::None | Compression::Auto => {
                 let file = RecordFile::from_content(raw, name, options, map);
@@ -126,7 +126,7 @@ impl Source {
         )
         .map_err(|e| Error::io(e).with_file(Arc::clone(&name)))?;
         let (compression, framing) = resolve(detect(&prefix), options);
-        let reader = decoder(Cursor::new(prefix).chain(reader), compression);
+        let reader = decoder(std::io::Cursor::new(prefix).chain(reader), compression);
         let stream = StreamRecords::new(reader, framing, options.read)
             .with_compression(compression)
             .with_file(name);

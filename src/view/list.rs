@@ -9,7 +9,7 @@
 use std::marker::PhantomData;
 
 use crate::view::logical::{Logical, LogicalFields};
-use crate::wire::{Cursor, Value, WireType};
+use crate::wire::{ByteReader, Value, WireType};
 use crate::wire::{DecodeError, DecodeReason};
 
 mod sealed {
@@ -180,7 +180,7 @@ impl<'a, T: Element> NumList<'a, T> {
     pub fn iter(&self) -> NumIter<'a, T> {
         NumIter {
             fields: self.list.fields(),
-            packed: Cursor::new(&[], 0),
+            packed: ByteReader::new(&[], 0),
             done: false,
             _t: PhantomData,
         }
@@ -325,7 +325,7 @@ impl<'a, T: Element> IntoIterator for &NumList<'a, T> {
 #[derive(Clone, Debug)]
 pub struct NumIter<'a, T: Element> {
     fields: LogicalFields<'a>,
-    packed: Cursor<'a>,
+    packed: ByteReader<'a>,
     done: bool,
     _t: PhantomData<T>,
 }
@@ -368,7 +368,7 @@ impl<T: Element> Iterator for NumIter<'_, T> {
                                 return Some(Err(e));
                             }
                         }
-                        self.packed = Cursor::new(b, off);
+                        self.packed = ByteReader::new(b, off);
                     }
                     None => {}
                 },

@@ -32,8 +32,8 @@ impl<'a> Entry<'a> {
 /// Returns the key, its offset, and the value as a logical message: when the
 /// value field occurs exactly once (the usual case) that is its payload
 /// itself, so reading the value does not walk the entry again; otherwise the
-/// concatenation of the value fields. Every field of the entry has been read
-/// here, so errors anywhere in it come out now, as before.
+/// concatenation of the value fields. Every field of the entry is read here,
+/// so an error anywhere in the entry is reported when the entry is reached.
 pub(super) fn parse_entry(
     body: &[u8],
     base: u64,
@@ -68,9 +68,9 @@ pub(super) fn parse_entry(
             _ => {}
         }
     }
-    // The depth check the merged path does when it descends (see
-    // `LogicalFields`): keep that path when it would fail, so the error
-    // comes out where it always did.
+    // At the depth limit the single value is not taken as it is: the merged
+    // path checks the depth when it descends (see `LogicalFields`), so the
+    // depth error is reported at the value, as for a repeated value field.
     let value = if values == 1 && depth < MAX_DEPTH {
         single
     } else {
@@ -157,9 +157,9 @@ const MARKED_ENTRIES: usize = 64;
 /// stack, and marks each entry that a later one with the same name replaces;
 /// then it walks them again, skipping the marked ones: two passes and at most
 /// n(n-1)/2 name comparisons, mostly settled by the lengths. Maps of more
-/// than [`Effective::MARKED`] entries, and maps with a damaged entry (so the
-/// error comes out where it always did), fall back to scanning the later
-/// entries for each entry.
+/// than [`Effective::MARKED`] entries, and maps with a damaged entry (whose
+/// error must come out at that entry, after the entries before it), fall back
+/// to scanning the later entries for each entry.
 #[derive(Clone, Debug)]
 pub struct Effective<'a> {
     pub(super) entries: Entries<'a>,

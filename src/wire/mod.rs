@@ -131,22 +131,23 @@ pub struct Field<'a> {
     pub value_offset: u64,
 }
 
-/// A cursor over bytes that knows its absolute offset.
+/// A reader of varints, tags, lengths and fixed-width values over bytes that
+/// knows its absolute offset.
 ///
 /// Reading never panics; every failure is a [`DecodeError`] at an absolute
 /// offset. Callers should stop at the first error.
 #[derive(Debug, Clone, Copy)]
-pub struct Cursor<'a> {
+pub struct ByteReader<'a> {
     buf: &'a [u8],
     pos: usize,
     base: u64,
 }
 
-impl<'a> Cursor<'a> {
-    /// A cursor over `buf`, whose first byte is at absolute offset `base`.
+impl<'a> ByteReader<'a> {
+    /// A reader over `buf`, whose first byte is at absolute offset `base`.
     #[inline]
     pub fn new(buf: &'a [u8], base: u64) -> Self {
-        Cursor { buf, pos: 0, base }
+        ByteReader { buf, pos: 0, base }
     }
 
     /// Absolute offset of the next byte.
@@ -322,10 +323,10 @@ impl<'a> Cursor<'a> {
                 DecodeReason::DepthLimitExceeded,
             ));
         }
-        // Iterative: a stack of open group numbers would need memory, so we
-        // only count depth and check each end tag against the innermost open
-        // group by re-deriving it: nested groups are skipped recursively but
-        // the recursion is bounded by MAX_DEPTH.
+        // The fields of this group are read in a loop; a nested group is
+        // skipped by a recursive call, which checks its own end tag, so an
+        // end tag met here must close this group. The recursion is at most
+        // MAX_DEPTH deep: the depth check above stops it.
         loop {
             if self.is_empty() {
                 return Err(DecodeError::new(
@@ -409,10 +410,10 @@ impl<'a> Cursor<'a> {
 ///
 /// Unknown fields and groups are returned like any other (groups whole,
 /// checked); interpretation is the caller's. After an error the iterator is
-/// fused: a cursor that failed stays failed.
+/// fused: a reader that failed stays failed.
 #[derive(Debug, Clone)]
 pub struct FieldReader<'a> {
-    cursor: Cursor<'a>,
+    bytes: ByteReader<'a>,
     depth: u32,
     failed: bool,
 }
@@ -423,7 +424,7 @@ impl<'a> FieldReader<'a> {
     #[inline]
     pub fn new(buf: &'a [u8], base: u64, depth: u32) -> Self {
         FieldReader {
-            cursor: Cursor::new(buf, base),
+            bytes: ByteReader::new(buf, base),
             depth,
             failed: false,
         }
@@ -431,7 +432,7 @@ impl<'a> FieldReader<'a> {
 
     /// Absolute offset of the next field.
     pub fn offset(&self) -> u64 {
-        self.cursor.offset()
+        self.bytes.offset()
     }
 
     /// Nesting depth of the message being read.
@@ -445,10 +446,10 @@ impl<'a> Iterator for FieldReader<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed || self.cursor.is_empty() {
+        if self.failed || self.bytes.is_empty() {
             return None;
         }
-        let r = self.cursor.field(self.depth);
+        let r = self.bytes.field(self.depth);
         if r.is_err() {
             self.failed = true;
         }
@@ -473,7 +474,7 @@ mod tests {
     use super::*;
 
     fn first(buf: &[u8]) -> Result<Field<'_>, DecodeError> {
-        Cursor::new(buf, 100).field(0)
+        ByteReader::new(buf, 100).field(0)
     }
 
     #[test]
