@@ -3,12 +3,28 @@
 //! The bottom of the crate (it imports nothing from it), so that every layer
 //! can use it:
 //!
-//! - [`ParseNameError`]: the error of the `FromStr` of every option type
-//!   ([`crate::frame::Framing`], [`crate::frame::ErrorPolicy`],
+//! - [`OptionName`]: the one description of an option type's names, from
+//!   which its `FromStr` and `Display` come, and [`ParseNameError`], the error
+//!   of every such `FromStr`. The option types are
+//!   [`crate::frame::Framing`], [`crate::frame::ErrorPolicy`],
 //!   [`crate::io::Compression`], [`crate::index::IndexFormat`],
-//!   [`crate::view::PayloadKind`], the order modes and tails);
+//!   [`crate::view::PayloadKind`], the order modes and tails; [`Auto`] adds
+//!   `auto` (detect) to any of them. The command line parses through these.
 //! - [`write_json_string`], [`quoted`] and [`push_quoted`]: a name (any bytes)
 //!   as a JSON string literal, the way messages and JSON output show it.
+//!
+//! ```
+//! use recordwire::frame::Framing;
+//! use recordwire::names::{Auto, OptionName};
+//!
+//! assert_eq!("ofrecord".parse::<Framing>(), Ok(Framing::OfRecord));
+//! assert_eq!(Framing::OfRecord.to_string(), "ofrecord");
+//! assert_eq!(Framing::names(), ["tfrecord", "ofrecord"]);
+//! let err = "csv".parse::<Framing>().unwrap_err();
+//! assert_eq!(err.to_string(), "unknown framing `csv` (expected one of: tfrecord, ofrecord)");
+//! assert_eq!("auto".parse::<Auto<Framing>>(), Ok(Auto::Detect));
+//! assert_eq!("tfrecord".parse::<Auto<Framing>>().map(Auto::get), Ok(Some(Framing::TfRecord)));
+//! ```
 //!
 //! ```
 //! use recordwire::names::quoted;
@@ -19,23 +35,127 @@
 //! assert_eq!(quoted(b"\xff"), r#""\udcff""#);
 //! ```
 
+/// An option type whose values have names (the command line's spellings).
+///
+/// Implementing it (with [`option_names!`](crate::option_names)) gives the
+/// type its `FromStr` (a [`ParseNameError`] listing the names for any other
+/// string) and its `Display` (the name).
+pub trait OptionName: Copy + 'static {
+    /// What the option is called in messages (`framing`, `compression`, …).
+    const WHAT: &'static str;
+    /// Every value, in the order the names are listed.
+    const ALL: &'static [Self];
+    /// Other spellings that parse too, with their value (not listed).
+    const ALIASES: &'static [(&'static str, Self)] = &[];
+
+    /// The name of this value.
+    fn name(self) -> &'static str;
+
+    /// Every name, in the order of [`ALL`](Self::ALL).
+    fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|v| v.name()).collect()
+    }
+
+    /// The value named `s` (a name or an alias).
+    fn from_name(s: &str) -> Result<Self, ParseNameError> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == s)
+            .or_else(|| Self::ALIASES.iter().find(|(a, _)| *a == s).map(|(_, v)| *v))
+            .ok_or_else(|| ParseNameError::new(Self::WHAT, s, Self::names().join(", ")))
+    }
+}
+
+/// Implements `FromStr` and `Display` for option types through their
+/// [`OptionName`] implementation.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! option_names {
+    ($($t:ty),+ $(,)?) => {$(
+        impl ::std::str::FromStr for $t {
+            type Err = $crate::names::ParseNameError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                <$t as $crate::names::OptionName>::from_name(s)
+            }
+        }
+
+        impl ::std::fmt::Display for $t {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str($crate::names::OptionName::name(*self))
+            }
+        }
+    )+};
+}
+
+/// An option that can also be left to detection: `auto`, or one of `T`'s
+/// names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Auto<T> {
+    /// `auto`: detect it.
+    #[default]
+    Detect,
+    /// This value.
+    Use(T),
+}
+
+impl<T> Auto<T> {
+    /// The value, `None` for [`Auto::Detect`].
+    pub fn get(self) -> Option<T> {
+        match self {
+            Auto::Detect => None,
+            Auto::Use(v) => Some(v),
+        }
+    }
+}
+
+impl<T: OptionName> Auto<T> {
+    /// `auto`, then every name of `T`.
+    pub fn names() -> Vec<&'static str> {
+        let mut names = vec!["auto"];
+        names.extend(T::names());
+        names
+    }
+}
+
+impl<T: OptionName> std::str::FromStr for Auto<T> {
+    type Err = ParseNameError;
+    fn from_str(s: &str) -> Result<Self, ParseNameError> {
+        if s == "auto" {
+            return Ok(Auto::Detect);
+        }
+        T::from_name(s)
+            .map(Auto::Use)
+            .map_err(|_| ParseNameError::new(T::WHAT, s, Self::names().join(", ")))
+    }
+}
+
+impl<T: OptionName> std::fmt::Display for Auto<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Auto::Detect => "auto",
+            Auto::Use(v) => v.name(),
+        })
+    }
+}
+
 /// A name that is not one of the accepted names of an option.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} `{got}` (expected one of: {expected})")]
 pub struct ParseNameError {
     what: &'static str,
     got: String,
-    expected: &'static str,
+    expected: String,
 }
 
 impl ParseNameError {
     /// `got` is not a name of the option `what`, whose names are `expected`
     /// (comma-separated).
-    pub fn new(what: &'static str, got: &str, expected: &'static str) -> Self {
+    pub fn new(what: &'static str, got: &str, expected: impl Into<String>) -> Self {
         ParseNameError {
             what,
             got: got.to_owned(),
-            expected,
+            expected: expected.into(),
         }
     }
 }

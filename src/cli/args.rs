@@ -1,8 +1,18 @@
 //! Command-line arguments (SPEC §9).
 
+use std::ffi::OsStr;
+use std::marker::PhantomData;
 use std::path::PathBuf;
+use std::str::FromStr;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
+
+use crate::frame::{ErrorPolicy, Framing};
+use crate::index::IndexFormat;
+use crate::io::Compression;
+use crate::names::{Auto, OptionName, ParseNameError};
+use crate::view::PayloadKind;
 
 /// Read, check and inspect TFRecord and OFRecord files.
 #[derive(Debug, Parser)]
@@ -13,65 +23,71 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// Framing of a record file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FramingArg {
-    /// Detect from the first bytes (SPEC §1).
-    Auto,
-    /// TFRecord: length, length CRC, data, data CRC.
-    Tfrecord,
-    /// OFRecord: signed 64-bit length, data.
-    Ofrecord,
+/// A clap value parser for a library option type `T`: the value is parsed by
+/// `T`'s `FromStr` (so the names have one home, [`OptionName`]), and `--help`
+/// lists the names `names` gives.
+#[derive(Clone)]
+pub struct Named<T> {
+    names: fn() -> Vec<&'static str>,
+    value: PhantomData<fn() -> T>,
 }
 
-/// Payload message type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum PayloadArg {
-    /// tf.Example (default for TFRecord).
-    Example,
-    /// tf.SequenceExample.
-    #[value(name = "sequence_example", alias = "sequence-example")]
-    SequenceExample,
-    /// OneFlow OFRecord (default for OFRecord).
-    Ofrecord,
-    /// Not decoded.
-    Raw,
+/// The parser of an option type.
+fn named<T: OptionName>() -> Named<T> {
+    Named {
+        names: T::names,
+        value: PhantomData,
+    }
 }
 
-/// Compression of a TFRecord file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CompressionArg {
-    /// Detect from the first bytes.
-    Auto,
-    /// Not compressed.
-    None,
-    /// One GZIP stream (possibly multi-member).
-    Gzip,
-    /// One ZLIB stream.
-    Zlib,
+/// The parser of an option type that may also be `auto`.
+fn auto<T: OptionName>() -> Named<Auto<T>> {
+    Named {
+        names: Auto::<T>::names,
+        value: PhantomData,
+    }
 }
 
-/// What to do at a damaged record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OnError {
-    /// Stop at the first error, after every valid record before it.
-    Fail,
-    /// Skip damaged records, report each, and go on.
-    Skip,
+impl<T> TypedValueParser for Named<T>
+where
+    T: FromStr<Err = ParseNameError> + Clone + Send + Sync + 'static,
+{
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse::<T>().map_err(|e| {
+            let arg = arg.map_or_else(|| "...".to_owned(), ToString::to_string);
+            clap::Error::raw(
+                clap::error::ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{arg}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new((self.names)().into_iter().map(PossibleValue::new)))
+    }
 }
 
 /// Options shared by the commands that read record files.
 #[derive(Debug, Clone, Args)]
 pub struct ReadArgs {
     /// Framing of the input.
-    #[arg(long, value_enum, default_value_t = FramingArg::Auto)]
-    pub framing: FramingArg,
+    #[arg(long, value_parser = auto::<Framing>(), default_value = "auto")]
+    pub framing: Auto<Framing>,
     /// Payload type (default: example for TFRecord, ofrecord for OFRecord).
-    #[arg(long, value_enum)]
-    pub payload: Option<PayloadArg>,
+    #[arg(long, value_parser = named::<PayloadKind>())]
+    pub payload: Option<PayloadKind>,
     /// Compression of the input.
-    #[arg(long, value_enum, default_value_t = CompressionArg::Auto)]
-    pub compression: CompressionArg,
+    #[arg(long, value_parser = named::<Compression>(), default_value = "auto")]
+    pub compression: Compression,
     /// Strict mode: also report duplicate keys, unknown fields and mixed packing.
     #[arg(long)]
     pub strict: bool,
@@ -95,8 +111,8 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
         /// Stop at the first damaged record, or skip damaged records.
-        #[arg(long, value_enum, default_value_t = OnError::Fail)]
-        on_error: OnError,
+        #[arg(long, value_parser = named::<ErrorPolicy>(), default_value = "fail")]
+        on_error: ErrorPolicy,
         /// With --on-error skip: give up after this many errors.
         #[arg(long)]
         max_errors: Option<u64>,
@@ -109,8 +125,8 @@ pub enum Command {
         /// The message (`-` or nothing for stdin).
         file: Option<PathBuf>,
         /// Payload type of the message.
-        #[arg(long, value_enum, default_value_t = PayloadArg::Example)]
-        payload: PayloadArg,
+        #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
+        payload: PayloadKind,
         /// Strict mode.
         #[arg(long)]
         strict: bool,
@@ -155,8 +171,8 @@ pub enum Command {
         /// Where to write the bytes (`-` or nothing for stdout).
         output: Option<PathBuf>,
         /// Payload type of the message.
-        #[arg(long, value_enum, default_value_t = PayloadArg::Example)]
-        payload: PayloadArg,
+        #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
+        payload: PayloadKind,
         /// Write map entries sorted by key instead of input order.
         #[arg(long)]
         sorted: bool,
@@ -168,14 +184,14 @@ pub enum Command {
         /// Record file to write (`-` for stdout).
         output: PathBuf,
         /// Framing of the output (default: ofrecord for --payload ofrecord, else tfrecord).
-        #[arg(long, value_enum)]
-        framing: Option<FramingArg>,
+        #[arg(long, value_parser = auto::<Framing>())]
+        framing: Option<Auto<Framing>>,
         /// Payload type of the records (default: ofrecord for --framing ofrecord, else example).
-        #[arg(long, value_enum)]
-        payload: Option<PayloadArg>,
+        #[arg(long, value_parser = named::<PayloadKind>())]
+        payload: Option<PayloadKind>,
         /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
-        #[arg(long, value_enum)]
-        compression: Option<CompressionArg>,
+        #[arg(long, value_parser = named::<Compression>())]
+        compression: Option<Compression>,
         /// Write map entries sorted by key instead of input order.
         #[arg(long)]
         sorted: bool,
@@ -193,11 +209,11 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
         /// Framing of the output (default: the input's).
-        #[arg(long = "out-framing", value_enum)]
-        out_framing: Option<FramingArg>,
+        #[arg(long = "out-framing", value_parser = auto::<Framing>())]
+        out_framing: Option<Auto<Framing>>,
         /// Payload type of the output (default: the input's).
-        #[arg(long = "out-payload", value_enum)]
-        out_payload: Option<PayloadArg>,
+        #[arg(long = "out-payload", value_parser = named::<PayloadKind>())]
+        out_payload: Option<PayloadKind>,
         /// Output options.
         #[command(flatten)]
         write: WriteArgs,
@@ -218,8 +234,8 @@ pub enum Command {
         /// Index format: native (binary, checked against the data at every
         /// open), dali (DALI's / the tfrecord package's text index) or lirs
         /// (the raw u64 offset table).
-        #[arg(long, default_value = "native")]
-        format: crate::index::IndexFormat,
+        #[arg(long, value_parser = named::<IndexFormat>(), default_value = "native")]
+        format: IndexFormat,
         /// Where to write it (`-` for stdout; default: `FILE.rwindex` for
         /// native, `FILE.idx` for dali, `FILE.offsets` for lirs).
         #[arg(long)]
@@ -328,8 +344,8 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct WriteArgs {
     /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
-    #[arg(long = "out-compression", value_enum)]
-    pub out_compression: Option<CompressionArg>,
+    #[arg(long = "out-compression", value_parser = named::<Compression>())]
+    pub out_compression: Option<Compression>,
     /// Write map entries sorted by key (C++ deterministic order) instead of input order.
     #[arg(long)]
     pub sorted: bool,

@@ -18,9 +18,7 @@ use std::path::Path;
 
 use clap::Parser;
 
-pub use args::{
-    Cli, Command, CompressionArg, FramingArg, OnError, PayloadArg, ReadArgs, WriteArgs,
-};
+pub use args::{Cli, Command, ReadArgs, WriteArgs};
 
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
@@ -278,17 +276,8 @@ pub(crate) fn report(stderr: &mut dyn Write, e: &Error) {
 impl ReadArgs {
     pub(crate) fn open_options(&self, policy: ErrorPolicy) -> OpenOptions {
         OpenOptions {
-            framing: match self.framing {
-                FramingArg::Auto => None,
-                FramingArg::Tfrecord => Some(Framing::TfRecord),
-                FramingArg::Ofrecord => Some(Framing::OfRecord),
-            },
-            compression: match self.compression {
-                CompressionArg::Auto => Compression::Auto,
-                CompressionArg::None => Compression::None,
-                CompressionArg::Gzip => Compression::Gzip,
-                CompressionArg::Zlib => Compression::Zlib,
-            },
+            framing: self.framing.get(),
+            compression: self.compression,
             mmap: !self.no_mmap,
             read: ReadOptions::default()
                 .with_data_crc(!self.no_data_crc)
@@ -299,7 +288,7 @@ impl ReadArgs {
     /// The payload kind for a file of `framing`.
     pub(crate) fn payload_for(&self, framing: Framing) -> PayloadKind {
         match self.payload {
-            Some(p) => p.into(),
+            Some(p) => p,
             None => match framing {
                 Framing::TfRecord => PayloadKind::Example,
                 Framing::OfRecord => PayloadKind::OfRecord,
@@ -310,17 +299,6 @@ impl ReadArgs {
     /// Opens `path`; an input that cannot be opened is a fatal error.
     pub(crate) fn open(&self, path: &Path, policy: ErrorPolicy) -> Result<Source, Failure> {
         Source::open(path, &self.open_options(policy)).map_err(|e| Failure::Fatal(e, EXIT_USAGE))
-    }
-}
-
-impl From<PayloadArg> for PayloadKind {
-    fn from(p: PayloadArg) -> Self {
-        match p {
-            PayloadArg::Example => PayloadKind::Example,
-            PayloadArg::SequenceExample => PayloadKind::SequenceExample,
-            PayloadArg::Ofrecord => PayloadKind::OfRecord,
-            PayloadArg::Raw => PayloadKind::Raw,
-        }
     }
 }
 
@@ -346,15 +324,15 @@ fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) {
 fn cat(
     files: &[std::path::PathBuf],
     read: &ReadArgs,
-    on_error: OnError,
+    on_error: ErrorPolicy,
     max_errors: Option<u64>,
     features: Option<Vec<String>>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let policy = match on_error {
-        OnError::Fail => ErrorPolicy::Fail,
-        OnError::Skip => ErrorPolicy::Skip { max_errors },
+        ErrorPolicy::Fail => ErrorPolicy::Fail,
+        ErrorPolicy::Skip { .. } => ErrorPolicy::Skip { max_errors },
     };
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
@@ -401,7 +379,7 @@ fn cat(
             bad = true;
             out.flush()?;
             report(stderr, &err);
-            if on_error == OnError::Fail {
+            if on_error == ErrorPolicy::Fail {
                 return Err(Failure::Data);
             }
             if matches!(err.kind(), ErrorKind::Decode(_)) {
@@ -450,13 +428,13 @@ pub(crate) fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failu
 
 fn decode(
     file: Option<&Path>,
-    payload: PayloadArg,
+    payload: PayloadKind,
     strict: bool,
     stdout: &mut dyn Write,
 ) -> CmdResult {
     let (bytes, name) = read_input(file)?;
     let mut line = Vec::new();
-    match json::write_record(&mut line, payload.into(), &bytes, 0, strict, None) {
+    match json::write_record(&mut line, payload, &bytes, 0, strict, None) {
         Ok(()) => {
             line.push(b'\n');
             stdout.write_all(&line)?;

@@ -5,8 +5,8 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use super::{
-    decode_error, next_or_fail, read_input, report, CmdResult, CompressionArg, Failure, FramingArg,
-    PayloadArg, ReadArgs, WriteArgs, EXIT_USAGE,
+    decode_error, next_or_fail, read_input, report, CmdResult, Failure, ReadArgs, WriteArgs,
+    EXIT_USAGE,
 };
 use crate::encode::{
     feature_from_view, rewrite_features, EncodeError, Feature, Message, RecordWriter, Rewrite,
@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
 use crate::io::Compression;
 use crate::json::read::message_from_json;
+use crate::names::Auto;
 use crate::view::PayloadRef;
 use crate::view::{DecodeOptions, ExampleRef, FeaturesRef, OfRecordRef, PayloadKind, Schema};
 
@@ -39,12 +40,10 @@ fn input_error(
     Failure::Data
 }
 
-fn compression_for(arg: Option<CompressionArg>, output: &Path) -> Compression {
+fn compression_for(arg: Option<Compression>, output: &Path) -> Compression {
     match arg {
-        Some(CompressionArg::Gzip) => Compression::Gzip,
-        Some(CompressionArg::Zlib) => Compression::Zlib,
-        Some(CompressionArg::None) => Compression::None,
-        Some(CompressionArg::Auto) | None => match output.extension().and_then(|e| e.to_str()) {
+        Some(named @ (Compression::Gzip | Compression::Zlib | Compression::None)) => named,
+        Some(Compression::Auto) | None => match output.extension().and_then(|e| e.to_str()) {
             Some("gz") | Some("gzip") => Compression::Gzip,
             Some("zlib") | Some("zz") => Compression::Zlib,
             _ => Compression::None,
@@ -109,24 +108,16 @@ fn write_failure(path: &Path, e: io::Error) -> Failure {
     )
 }
 
-fn framing_of(arg: FramingArg) -> Option<Framing> {
-    match arg {
-        FramingArg::Auto => None,
-        FramingArg::Tfrecord => Some(Framing::TfRecord),
-        FramingArg::Ofrecord => Some(Framing::OfRecord),
-    }
-}
-
 pub(super) fn encode(
     input: Option<&Path>,
     output: Option<&Path>,
-    payload: PayloadArg,
+    payload: PayloadKind,
     sorted: bool,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let (text, name) = read_input(input)?;
-    let mut m = message_from_json(payload.into(), &text)
+    let mut m = message_from_json(payload, &text)
         .map_err(|e| input_error(stderr, "invalid_json", &name, None, &e.to_string()))?;
     if sorted {
         m.sort_maps();
@@ -154,9 +145,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
 
 /// The options of `pack`.
 pub(super) struct PackOptions {
-    pub(super) framing: Option<FramingArg>,
-    pub(super) payload: Option<PayloadArg>,
-    pub(super) compression: Option<CompressionArg>,
+    pub(super) framing: Option<Auto<Framing>>,
+    pub(super) payload: Option<PayloadKind>,
+    pub(super) compression: Option<Compression>,
     pub(super) sorted: bool,
     pub(super) pad_to_page: Option<u64>,
 }
@@ -175,9 +166,9 @@ pub(super) fn pack(
         sorted,
         pad_to_page,
     } = o;
-    let framing = framing.and_then(framing_of);
+    let framing = framing.and_then(Auto::get);
     let payload: PayloadKind = match (payload, framing) {
-        (Some(p), _) => p.into(),
+        (Some(p), _) => p,
         (None, Some(Framing::OfRecord)) => PayloadKind::OfRecord,
         (None, _) => PayloadKind::Example,
     };
@@ -403,8 +394,8 @@ pub(super) fn convert(
     input: &Path,
     output: &Path,
     read: &ReadArgs,
-    out_framing: Option<FramingArg>,
-    out_payload: Option<PayloadArg>,
+    out_framing: Option<Auto<Framing>>,
+    out_payload: Option<PayloadKind>,
     write: &WriteArgs,
     narrow_doubles: bool,
     widen_int32: bool,
@@ -414,9 +405,9 @@ pub(super) fn convert(
     let mut source = read.open(input, ErrorPolicy::Fail)?;
     let name = source.name().to_string();
     let from = read.payload_for(source.framing());
-    let framing = out_framing.and_then(framing_of).unwrap_or(source.framing());
+    let framing = out_framing.and_then(Auto::get).unwrap_or(source.framing());
     let to: PayloadKind = match out_payload {
-        Some(p) => p.into(),
+        Some(p) => p,
         None if from == PayloadKind::Example && framing == Framing::OfRecord => {
             PayloadKind::OfRecord
         }

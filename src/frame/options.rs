@@ -1,9 +1,6 @@
 //! How to read frames: which CRCs to check and what to do after damage.
 
-use std::fmt;
-use std::str::FromStr;
-
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 
 /// What a reader does after a damaged frame (SPEC §8, "Reading after damage").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -41,24 +38,16 @@ impl ErrorPolicy {
     }
 }
 
-impl fmt::Display for ErrorPolicy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// `fail` or `skip` (the latter parses with no error limit).
+impl OptionName for ErrorPolicy {
+    const WHAT: &'static str = "error policy";
+    const ALL: &'static [Self] = &[ErrorPolicy::Fail, ErrorPolicy::skip()];
+    fn name(self) -> &'static str {
+        ErrorPolicy::name(&self)
     }
 }
 
-/// Parses `fail` or `skip` (the latter with no error limit).
-impl FromStr for ErrorPolicy {
-    type Err = ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "fail" => Ok(ErrorPolicy::Fail),
-            "skip" => Ok(ErrorPolicy::skip()),
-            _ => Err(ParseNameError::new("error policy", s, "fail, skip")),
-        }
-    }
-}
+crate::option_names!(ErrorPolicy);
 
 /// Options of the frame readers: which CRCs to check and the [`ErrorPolicy`].
 ///

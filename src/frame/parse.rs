@@ -7,13 +7,10 @@
 //! so only the caller turns it into a `truncated_*` error, with
 //! [`Incomplete::error_kind`].
 
-use std::fmt;
-use std::str::FromStr;
-
 use super::crc::{masked_crc32c, masked_crc32c_u64};
 use super::ReadOptions;
 use crate::error::ErrorKind;
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 
 /// Bytes of a TFRecord header: the u64 length and its masked CRC.
 pub const TFRECORD_HEADER_LEN: usize = 12;
@@ -57,24 +54,16 @@ impl Framing {
     }
 }
 
-impl fmt::Display for Framing {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// `tfrecord` or `ofrecord`.
+impl OptionName for Framing {
+    const WHAT: &'static str = "framing";
+    const ALL: &'static [Self] = &[Framing::TfRecord, Framing::OfRecord];
+    fn name(self) -> &'static str {
+        Framing::name(self)
     }
 }
 
-/// Parses `tfrecord` or `ofrecord`.
-impl FromStr for Framing {
-    type Err = ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "tfrecord" => Ok(Framing::TfRecord),
-            "ofrecord" => Ok(Framing::OfRecord),
-            _ => Err(ParseNameError::new("framing", s, "tfrecord, ofrecord")),
-        }
-    }
-}
+crate::option_names!(Framing);
 
 /// What the first bytes of a file look like; see [`detect`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

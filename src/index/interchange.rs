@@ -3,7 +3,6 @@
 
 use std::fmt;
 use std::io::{BufWriter, Write};
-use std::str::FromStr;
 
 use bytes::Bytes;
 
@@ -11,7 +10,7 @@ use super::pad::is_pad;
 use super::{stale, Index};
 use crate::error::Error;
 use crate::frame::{parse_frame, Framing, ReadOptions, Status};
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 
 /// The file formats of an index (the `--format` of `recordwire index`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -64,25 +63,16 @@ impl IndexFormat {
     }
 }
 
-impl fmt::Display for IndexFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// `native`, `dali` or `lirs`.
+impl OptionName for IndexFormat {
+    const WHAT: &'static str = "index format";
+    const ALL: &'static [Self] = &[IndexFormat::Native, IndexFormat::Dali, IndexFormat::Lirs];
+    fn name(self) -> &'static str {
+        IndexFormat::name(self)
     }
 }
 
-/// Parses `native`, `dali` or `lirs`.
-impl FromStr for IndexFormat {
-    type Err = ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "native" => Ok(IndexFormat::Native),
-            "dali" => Ok(IndexFormat::Dali),
-            "lirs" => Ok(IndexFormat::Lirs),
-            _ => Err(ParseNameError::new("index format", s, "native, dali, lirs")),
-        }
-    }
-}
+crate::option_names!(IndexFormat);
 
 /// An entry of an interchange index, for messages.
 #[derive(Debug, Clone, Copy)]

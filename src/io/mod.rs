@@ -26,11 +26,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::frame::{Detected, Framing, ReadOptions};
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 
 mod compress;
 mod file;
@@ -70,30 +67,21 @@ impl Compression {
     }
 }
 
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// `auto`, `none`, `gzip` or `zlib`.
+impl OptionName for Compression {
+    const WHAT: &'static str = "compression";
+    const ALL: &'static [Self] = &[
+        Compression::Auto,
+        Compression::None,
+        Compression::Gzip,
+        Compression::Zlib,
+    ];
+    fn name(self) -> &'static str {
+        Compression::name(self)
     }
 }
 
-/// Parses `auto`, `none`, `gzip` or `zlib`.
-impl FromStr for Compression {
-    type Err = ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "auto" => Ok(Compression::Auto),
-            "none" => Ok(Compression::None),
-            "gzip" => Ok(Compression::Gzip),
-            "zlib" => Ok(Compression::Zlib),
-            _ => Err(ParseNameError::new(
-                "compression",
-                s,
-                "auto, none, gzip, zlib",
-            )),
-        }
-    }
-}
+crate::option_names!(Compression);
 
 /// How to open a record file.
 ///

@@ -4,7 +4,7 @@
 use super::{
     DecodeOptions, ExampleRef, FeatureListsRef, FeaturesRef, OfRecordRef, SequenceExampleRef,
 };
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 use crate::wire::DecodeError;
 
 /// The shape shared by [`ExampleRef`], [`SequenceExampleRef`] and
@@ -282,27 +282,20 @@ impl PayloadKind {
     }
 }
 
-impl std::fmt::Display for PayloadKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+/// `example`, `sequence_example` (or `sequence-example`), `ofrecord` or `raw`.
+impl OptionName for PayloadKind {
+    const WHAT: &'static str = "payload";
+    const ALL: &'static [Self] = &[
+        PayloadKind::Example,
+        PayloadKind::SequenceExample,
+        PayloadKind::OfRecord,
+        PayloadKind::Raw,
+    ];
+    const ALIASES: &'static [(&'static str, Self)] =
+        &[("sequence-example", PayloadKind::SequenceExample)];
+    fn name(self) -> &'static str {
+        PayloadKind::name(self)
     }
 }
 
-impl std::str::FromStr for PayloadKind {
-    type Err = ParseNameError;
-    fn from_str(s: &str) -> Result<Self, ParseNameError> {
-        Ok(match s {
-            "example" => PayloadKind::Example,
-            "sequence_example" | "sequence-example" => PayloadKind::SequenceExample,
-            "ofrecord" => PayloadKind::OfRecord,
-            "raw" => PayloadKind::Raw,
-            _ => {
-                return Err(ParseNameError::new(
-                    "payload",
-                    s,
-                    "example, sequence_example, ofrecord, raw",
-                ))
-            }
-        })
-    }
-}
+crate::option_names!(PayloadKind);
