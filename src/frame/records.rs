@@ -13,6 +13,7 @@ use std::iter::FusedIterator;
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::pad::is_pad;
 use super::parse::{find_tfrecord_header, parse_frame, FrameError, Incomplete, Status};
 use super::{ErrorPolicy, Framing, ReadOptions, TFRECORD_HEADER_LEN};
 use crate::error::{Error, ErrorKind};
@@ -423,7 +424,7 @@ impl Walker {
                     data: start..start + frame.data.len(),
                 };
                 self.pos = end;
-                if self.opts.skip_pads && crate::index::is_pad(frame.data) {
+                if self.opts.skip_pads && is_pad(frame.data) {
                     // A pad consumes no id; `step` moves on to the next frame.
                     return Step::Record(found);
                 }

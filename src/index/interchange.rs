@@ -7,10 +7,9 @@ use std::str::FromStr;
 
 use bytes::Bytes;
 
-use super::pad::is_pad;
 use super::{stale, Index};
 use crate::error::Error;
-use crate::frame::{parse_frame, Framing, ReadOptions, Status};
+use crate::frame::{is_pad, parse_frame, Framing, ReadOptions, Status};
 use crate::names::ParseNameError;
 
 /// The file formats of an index (the `--format` of `recordwire index`).
