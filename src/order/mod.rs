@@ -1,12 +1,13 @@
-//! Epoch orders, page-aware shuffling and sharding (SPEC §7).
+//! Epoch orders, page-aware shuffling, and each worker's part of an epoch
+//! (SPEC §7).
 //!
 //! An order is the sequence of record ids that one data-loader worker reads
 //! in one epoch. It is a pure function of the record count, the record
 //! start offsets (page modes only), the [`Mode`], the seed, the epoch and the
-//! shard (rank, world, worker, workers, [`Tail`]): no I/O, no floats, no
-//! hash-map iteration, no outside random number generator. The algorithm
-//! below is frozen by test vectors: the same inputs give the same ids on
-//! every machine and in every version of this crate.
+//! worker's part (rank, world, worker, workers, [`Tail`]): no I/O, no
+//! floats, no hash-map iteration, no outside random number generator. The
+//! algorithm below is frozen by test vectors: the same inputs give the same
+//! ids on every machine and in every version of this crate.
 //!
 //! ```
 //! use recordwire::order::{Mode, Order, OrderSpec};
@@ -23,21 +24,22 @@
 //! # Ok::<(), recordwire::order::OrderError>(())
 //! ```
 //!
-//! Sharding splits one epoch's order among ranks, and a rank's share among
-//! its workers; the shards are disjoint and together give every record once:
+//! One epoch's order is split into parts, one per rank, and a rank's part
+//! into one per worker; the parts are disjoint and together give every record
+//! once:
 //!
 //! ```
 //! use recordwire::order::{order_ids, Mode, OrderSpec};
 //!
 //! let all = order_ids(10, &[], &OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() }, 0)?;
-//! let mut shards = Vec::new();
+//! let mut parts = Vec::new();
 //! for rank in 0..3 {
 //!     let spec = OrderSpec { mode: Mode::Shuffle, rank, world: 3, ..OrderSpec::default() };
-//!     shards.push(order_ids(10, &[], &spec, 0)?);
+//!     parts.push(order_ids(10, &[], &spec, 0)?);
 //! }
 //! // Contiguous blocks of the epoch order, sizes 4, 3, 3.
-//! assert_eq!(shards.concat(), all);
-//! assert_eq!(shards.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
+//! assert_eq!(parts.concat(), all);
+//! assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
 //! # Ok::<(), recordwire::order::OrderError>(())
 //! ```
 //!
@@ -102,14 +104,14 @@
 //!
 //! FFCV's sampler slides its window (a page leaves when it empties and the
 //! next one enters); ours moves it in whole steps, so that the id at any
-//! position can be computed directly, which is what resuming and sharding
+//! position can be computed directly, which is what resuming and the parts
 //! need, in memory that does not grow with the epoch.
 //!
-//! # Sharding
+//! # Parts
 //!
 //! The epoch order is the same for every rank and worker (it depends only on
-//! the seed and the epoch). With `n` records and `world` ranks, rank `r`
-//! reads one contiguous block of the epoch order's positions:
+//! the seed and the epoch). With `n` records and `world` ranks, rank `r`'s
+//! part is one contiguous block of the epoch order's positions:
 //!
 //! - [`Tail::Keep`]: the first `n % world` ranks read `⌈n / world⌉`
 //!   positions, the others `⌊n / world⌋`; rank `r` starts at
@@ -122,7 +124,7 @@
 //!   position `p ≥ n` reads the id at position `p mod n`, so the
 //!   `world·c - n` extra reads repeat the first ids of the epoch order.
 //!
-//! A rank's block is then split among its `workers` the way `Keep` splits
+//! A rank's part is then split among its `workers` the way `Keep` splits
 //! the epoch among ranks: contiguous, disjoint, complete, sizes within one
 //! (the tail rule equalises ranks, which take collective steps together; a
 //! rank's workers feed one process, so nothing is dropped or repeated
@@ -189,8 +191,8 @@
 //! the bijection of `[0, m_u)` with tag `"window\0\0"` and index `u`. The
 //! epoch is window 0's ids, then window 1's, and so on.
 //!
-//! **Shard.** As in [Sharding](#sharding), then `id = order(p)` for the
-//! shard's positions `p` (reduced mod `n` with `Pad`).
+//! **Parts.** As in [Parts](#parts), then `id = order(p)` for the part's
+//! positions `p` (reduced mod `n` with `Pad`).
 //!
 //! # Cost
 //!
@@ -225,7 +227,7 @@ use mix::{derive_key, Bijection, TAG_RECORDS};
 pub use mode::Mode;
 use page_order::{Units, Walk};
 use pages::PageGroups;
-use part::shard;
+use part::worker_part;
 pub use part::Tail;
 
 /// The page size the command line uses when none is given, in bytes.
@@ -287,14 +289,14 @@ impl Default for OrderSpec {
 
 /// Where a worker is: the next position to read in an epoch.
 ///
-/// Positions count from 0 in the worker's own share of the epoch, so a
+/// Positions count from 0 in the worker's own part of the epoch, so a
 /// cursor is meaningful only with the spec that made it. Cursors order by
 /// epoch, then position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Cursor {
     /// The epoch.
     pub epoch: u64,
-    /// The position in the worker's share of that epoch.
+    /// The position in the worker's part of that epoch.
     pub position: u64,
 }
 
@@ -361,7 +363,7 @@ impl Order {
                 Some(PageGroups::new(count, offsets, page_size)?)
             }
         };
-        let (start, len) = shard(count, &spec);
+        let (start, len) = worker_part(count, &spec);
         Ok(Order {
             count,
             spec,
@@ -387,7 +389,7 @@ impl Order {
     }
 
     /// Whether this worker reads nothing (no records, or fewer records than
-    /// shards).
+    /// parts).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -516,7 +518,7 @@ impl<'a> EpochOrder<'a> {
         self.order.len == 0
     }
 
-    /// The id at `position` of this worker's share, or `None` past the end.
+    /// The id at `position` of this worker's part, or `None` past the end.
     ///
     /// O(1) in sequential and shuffle order; in the page modes it looks at
     /// fewer than `32 + window` page groups (`window` is 1 in page-aware
@@ -692,7 +694,7 @@ pub fn order_ids(
     Ok(ids)
 }
 
-/// The unsharded epoch order: position to id.
+/// The whole epoch order, before it is split into parts: position to id.
 #[derive(Clone)]
 enum Base<'a> {
     Sequential,

@@ -1,7 +1,7 @@
 //! The order modes: how one epoch's ids are ordered (see the module docs of
 //! [`crate::order`], Modes).
 
-/// How one epoch's ids are ordered before sharding.
+/// How one epoch's ids are ordered before the epoch is split into parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Mode {
     /// File order.

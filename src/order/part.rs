@@ -1,20 +1,21 @@
-//! How one epoch's order is split among ranks, and a rank's share among its
-//! workers, with the [`Tail`] rule for what does not divide evenly. The
-//! module docs of [`crate::order`] (Sharding) give the rule in words.
+//! Parts: how one epoch's order is split into one part per rank, and a
+//! rank's part into one per worker, with the [`Tail`] rule for what does not
+//! divide evenly. The module docs of [`crate::order`] (Parts) give the rule in
+//! words.
 
 use super::OrderSpec;
 
 /// What happens to the records left over when the epoch does not divide
-/// evenly among the ranks (see [Sharding](super#sharding)).
+/// evenly among the ranks (see [Parts](super#parts)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Tail {
-    /// Every record once; shard sizes differ by at most one.
+    /// Every record once; part sizes differ by at most one.
     #[default]
     Keep,
-    /// Equal shard sizes; the last `n % world` ids of the epoch order are
+    /// Equal part sizes; the last `n % world` ids of the epoch order are
     /// not read.
     DropLast,
-    /// Equal shard sizes; the epoch order wraps around, so the first
+    /// Equal part sizes; the epoch order wraps around, so the first
     /// `(world - n % world) % world` ids are read twice.
     Pad,
 }
@@ -38,8 +39,9 @@ fn split(len: u128, parts: u128, index: u128) -> (u128, u128) {
     (index * q + index.min(r), q + u128::from(index < r))
 }
 
-/// The first position of the epoch order a worker reads, and how many.
-pub(super) fn shard(count: u64, spec: &OrderSpec) -> (u128, u64) {
+/// A worker's part: the first position of the epoch order it reads, and how
+/// many.
+pub(super) fn worker_part(count: u64, spec: &OrderSpec) -> (u128, u64) {
     let n = u128::from(count);
     let world = u128::from(spec.world);
     let rank = u128::from(spec.rank);
