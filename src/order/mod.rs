@@ -102,6 +102,10 @@
 //!   order. With `window = 1` it is page-aware order with each page's
 //!   records shuffled.
 //!
+//! On the command line a mode is named by [`ModeName`] (`--mode`: the names
+//! above, the page size and window being options of their own) and a tail
+//! policy by [`Tail`]'s names (`--tail`); both parse with [`str::parse`].
+//!
 //! FFCV's sampler slides its window (a page leaves when it empties and the
 //! next one enters); ours moves it in whole steps, so that the id at any
 //! position can be computed directly, which is what resuming and the parts
@@ -224,7 +228,7 @@ use std::iter::FusedIterator;
 
 pub use error::OrderError;
 use mix::{derive_key, Bijection, TAG_RECORDS};
-pub use mode::Mode;
+pub use mode::{Mode, ModeName};
 use page_order::{Units, Walk};
 use pages::PageGroups;
 use part::worker_part;
