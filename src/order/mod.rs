@@ -215,7 +215,7 @@
 //! [`MAX_WINDOW`]).
 
 mod error;
-mod mix;
+pub(crate) mod mix;
 mod mode;
 mod page_order;
 mod pages;
