@@ -24,7 +24,7 @@ pub struct WriterOptions {
     pub buffer: usize,
     /// Page-aware padding (SPEC §7, the thesis's writer option): before a
     /// record no larger than a page that would cross a page boundary, write a
-    /// pad frame ([`crate::index::pad`]) so that it starts on the next page
+    /// pad frame ([`crate::frame::pad`]) so that it starts on the next page
     /// (or the one after, when the gap is shorter than the smallest pad
     /// frame). Offsets count bytes of the uncompressed stream.
     pub pad_to_page: Option<u64>,
@@ -242,7 +242,7 @@ impl<W: Write> RecordWriter<W> {
         if let Some(page) = self.pad_to_page {
             let used = self.position % page;
             if frame_len <= page && used + frame_len > page {
-                let min = crate::index::pad::min_pad_frame_len(framing) as u64;
+                let min = crate::frame::pad::min_pad_frame_len(framing) as u64;
                 let mut gap = page - used;
                 if gap < min {
                     gap += (min - gap).div_ceil(page) * page;
@@ -250,7 +250,7 @@ impl<W: Write> RecordWriter<W> {
                 let mut pad = Vec::new();
                 let gap_len =
                     usize::try_from(gap).map_err(|_| io::Error::other("page too large"))?;
-                if !crate::index::pad::write_pad_frame(&mut pad, gap_len, framing) {
+                if !crate::frame::pad::write_pad_frame(&mut pad, gap_len, framing) {
                     return Err(io::Error::other(format!(
                         "cannot build a pad frame of {gap} bytes"
                     )));

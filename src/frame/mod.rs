@@ -11,6 +11,9 @@
 //! - [`records`] / [`records_at`]: the iterator over a whole buffer, with the
 //!   error policy of [`ReadOptions`];
 //! - [`detect`]: TFRecord, OFRecord or compressed, from the first bytes;
+//! - [`pad`]: pad frames, valid frames that hold no record (SPEC §7):
+//!   [`is_pad`] recognises one, [`pad::pad_frame`] and friends build one of
+//!   an exact size;
 //! - [`masked_crc32c`], [`mask`], [`unmask`];
 //! - [`tfrecord_frame`], [`ofrecord_frame`] and friends: tiny builders for
 //!   tests and examples.
@@ -45,6 +48,7 @@
 mod build;
 mod crc;
 mod options;
+pub mod pad;
 mod parse;
 mod records;
 
@@ -54,6 +58,7 @@ pub use build::{
 };
 pub use crc::{mask, masked_crc32c, masked_crc32c_u64, unmask, MASK_DELTA};
 pub use options::{ErrorPolicy, ReadOptions};
+pub use pad::is_pad;
 pub use parse::{
     detect, find_tfrecord_header, is_tfrecord_header, parse_frame, parse_header, Detected, Frame,
     FrameError, Framing, Header, Incomplete, Status, OFRECORD_HEADER_LEN, TFRECORD_FOOTER_LEN,

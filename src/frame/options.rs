@@ -74,7 +74,7 @@ pub struct ReadOptions {
     pub check_data_crc: bool,
     /// What to do after an error (default [`ErrorPolicy::Fail`]).
     pub policy: ErrorPolicy,
-    /// Skip pad frames (SPEC §7, [`crate::index::is_pad`]) without giving
+    /// Skip pad frames (SPEC §7, [`is_pad`](super::is_pad)) without giving
     /// them a record id (default `true`).
     pub skip_pads: bool,
 }

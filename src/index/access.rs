@@ -1,9 +1,8 @@
 //! Random access through an index.
 
-use super::pad::is_pad;
 use super::{stale, Index};
 use crate::error::Error;
-use crate::frame::{parse_frame, FrameError, ReadOptions, Record, Status};
+use crate::frame::{is_pad, parse_frame, FrameError, ReadOptions, Record, Status};
 
 /// Reads one byte of every 64-byte line of a frame up to 4 KiB, before the
 /// frame is parsed: the loads are independent, so the lines come from memory

@@ -3,10 +3,9 @@
 use std::io::Read;
 
 use super::fingerprint::{Sampler, EDGE};
-use super::pad::is_pad;
 use super::Index;
 use crate::error::Error;
-use crate::frame::{detect, parse_frame, Framing, ReadOptions, Status};
+use crate::frame::{detect, is_pad, parse_frame, Framing, ReadOptions, Status};
 use crate::io::{decoder, resolve, OpenOptions, StreamRecords};
 
 /// [`Index::build_with_progress`] reports at least every this many bytes.

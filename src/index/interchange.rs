@@ -6,10 +6,9 @@ use std::io::{BufWriter, Write};
 
 use bytes::Bytes;
 
-use super::pad::is_pad;
 use super::{stale, Index};
 use crate::error::Error;
-use crate::frame::{parse_frame, Framing, ReadOptions, Status};
+use crate::frame::{is_pad, parse_frame, Framing, ReadOptions, Status};
 use crate::names::OptionName;
 
 /// The file formats of an index (the `--format` of `recordwire index`).

@@ -8,7 +8,7 @@
 //!
 //! - **Building** ([`Index::build`], [`Index::build_from_reader`]): one pass
 //!   over the frames, 8 bytes of memory per record; CRCs of the data checked
-//!   on request; pad frames ([`pad`]) left out.
+//!   on request; pad frames ([`crate::frame::pad`]) left out.
 //! - **The native file** ([`Index::write_native`], [`Index::open_native`]):
 //!   binary, little-endian, versioned, its format documented on [`Index`] and
 //!   frozen by a test vector (`testdata/index/`). Opened in place from a

@@ -1,7 +1,8 @@
 //! The frozen randomness of the orders: SplitMix64, key derivation and the
 //! keyed bijections (a shuffled table, or a Feistel network with cycle
 //! walking). The module docs of [`crate::order`] describe them in words;
-//! this is the one implementation.
+//! this is the one implementation (the `bench` command draws its random
+//! samples from [`splitmix64`] too).
 
 /// SplitMix64's increment, the 64-bit golden ratio.
 pub(crate) const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -1,12 +1,13 @@
-//! Epoch orders, page-aware shuffling and sharding (SPEC §7).
+//! Epoch orders, page-aware shuffling, and each worker's part of an epoch
+//! (SPEC §7).
 //!
 //! An order is the sequence of record ids that one data-loader worker reads
 //! in one epoch. It is a pure function of the record count, the record
 //! start offsets (page modes only), the [`Mode`], the seed, the epoch and the
-//! shard (rank, world, worker, workers, [`Tail`]): no I/O, no floats, no
-//! hash-map iteration, no outside random number generator. The algorithm
-//! below is frozen by test vectors: the same inputs give the same ids on
-//! every machine and in every version of this crate.
+//! worker's part (rank, world, worker, workers, [`Tail`]): no I/O, no
+//! floats, no hash-map iteration, no outside random number generator. The
+//! algorithm below is frozen by test vectors: the same inputs give the same
+//! ids on every machine and in every version of this crate.
 //!
 //! ```
 //! use recordwire::order::{Mode, Order, OrderSpec};
@@ -23,21 +24,22 @@
 //! # Ok::<(), recordwire::order::OrderError>(())
 //! ```
 //!
-//! Sharding splits one epoch's order among ranks, and a rank's share among
-//! its workers; the shards are disjoint and together give every record once:
+//! One epoch's order is split into parts, one per rank, and a rank's part
+//! into one per worker; the parts are disjoint and together give every record
+//! once:
 //!
 //! ```
 //! use recordwire::order::{order_ids, Mode, OrderSpec};
 //!
 //! let all = order_ids(10, &[], &OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() }, 0)?;
-//! let mut shards = Vec::new();
+//! let mut parts = Vec::new();
 //! for rank in 0..3 {
 //!     let spec = OrderSpec { mode: Mode::Shuffle, rank, world: 3, ..OrderSpec::default() };
-//!     shards.push(order_ids(10, &[], &spec, 0)?);
+//!     parts.push(order_ids(10, &[], &spec, 0)?);
 //! }
 //! // Contiguous blocks of the epoch order, sizes 4, 3, 3.
-//! assert_eq!(shards.concat(), all);
-//! assert_eq!(shards.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
+//! assert_eq!(parts.concat(), all);
+//! assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
 //! # Ok::<(), recordwire::order::OrderError>(())
 //! ```
 //!
@@ -100,16 +102,20 @@
 //!   order. With `window = 1` it is page-aware order with each page's
 //!   records shuffled.
 //!
+//! On the command line a mode is named by [`ModeName`] (`--mode`: the names
+//! above, the page size and window being options of their own) and a tail
+//! policy by [`Tail`]'s names (`--tail`); both parse with [`str::parse`].
+//!
 //! FFCV's sampler slides its window (a page leaves when it empties and the
 //! next one enters); ours moves it in whole steps, so that the id at any
-//! position can be computed directly, which is what resuming and sharding
+//! position can be computed directly, which is what resuming and the parts
 //! need, in memory that does not grow with the epoch.
 //!
-//! # Sharding
+//! # Parts
 //!
 //! The epoch order is the same for every rank and worker (it depends only on
-//! the seed and the epoch). With `n` records and `world` ranks, rank `r`
-//! reads one contiguous block of the epoch order's positions:
+//! the seed and the epoch). With `n` records and `world` ranks, rank `r`'s
+//! part is one contiguous block of the epoch order's positions:
 //!
 //! - [`Tail::Keep`]: the first `n % world` ranks read `⌈n / world⌉`
 //!   positions, the others `⌊n / world⌋`; rank `r` starts at
@@ -122,7 +128,7 @@
 //!   position `p ≥ n` reads the id at position `p mod n`, so the
 //!   `world·c - n` extra reads repeat the first ids of the epoch order.
 //!
-//! A rank's block is then split among its `workers` the way `Keep` splits
+//! A rank's part is then split among its `workers` the way `Keep` splits
 //! the epoch among ranks: contiguous, disjoint, complete, sizes within one
 //! (the tail rule equalises ranks, which take collective steps together; a
 //! rank's workers feed one process, so nothing is dropped or repeated
@@ -189,8 +195,8 @@
 //! the bijection of `[0, m_u)` with tag `"window\0\0"` and index `u`. The
 //! epoch is window 0's ids, then window 1's, and so on.
 //!
-//! **Shard.** As in [Sharding](#sharding), then `id = order(p)` for the
-//! shard's positions `p` (reduced mod `n` with `Pad`).
+//! **Parts.** As in [Parts](#parts), then `id = order(p)` for the part's
+//! positions `p` (reduced mod `n` with `Pad`).
 //!
 //! # Cost
 //!
@@ -209,8 +215,11 @@
 //! [`MAX_WINDOW`]).
 
 mod error;
-mod mix;
+pub(crate) mod mix;
+mod mode;
+mod page_order;
 mod pages;
+mod part;
 #[cfg(test)]
 mod tests;
 
@@ -218,8 +227,12 @@ use std::fmt;
 use std::iter::FusedIterator;
 
 pub use error::OrderError;
-use mix::{derive_key, Bijection, TAG_PAGES, TAG_RECORDS, TAG_WINDOW};
+use mix::{derive_key, Bijection, TAG_RECORDS};
+pub use mode::{Mode, ModeName};
+use page_order::{Units, Walk};
 use pages::PageGroups;
+use part::worker_part;
+pub use part::Tail;
 
 /// The page size the command line uses when none is given, in bytes.
 pub const DEFAULT_PAGE_SIZE: u64 = 4096;
@@ -227,82 +240,6 @@ pub const DEFAULT_PAGE_SIZE: u64 = 4096;
 /// The largest window of [`Mode::QuasiRandom`], in pages: an iterator holds
 /// 16 bytes per page of its window, so at most 1 MiB.
 pub const MAX_WINDOW: u32 = 1 << 16;
-
-/// The page modes keep a checkpoint every `⌈32 / window⌉` windows, so every
-/// 32 groups or more.
-const GROUPS_PER_CHECKPOINT: u64 = 32;
-
-/// How one epoch's ids are ordered before sharding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Mode {
-    /// File order.
-    #[default]
-    Sequential,
-    /// A uniformly distributed permutation of all records.
-    Shuffle,
-    /// Records grouped by the page in which they start, the groups shuffled,
-    /// file order inside each group.
-    PageAware {
-        /// The page size in bytes (see [`DEFAULT_PAGE_SIZE`]); not 0.
-        page_size: u64,
-    },
-    /// The page-aware group order cut into windows of `window` pages, the
-    /// records of each window shuffled together.
-    QuasiRandom {
-        /// The page size in bytes; not 0.
-        page_size: u64,
-        /// The number of pages shuffled together (open at once): 1 to
-        /// [`MAX_WINDOW`].
-        window: u32,
-    },
-}
-
-impl Mode {
-    /// The mode's name on the command line: `sequential`, `shuffle`,
-    /// `page-aware` or `quasi-random`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Mode::Sequential => "sequential",
-            Mode::Shuffle => "shuffle",
-            Mode::PageAware { .. } => "page-aware",
-            Mode::QuasiRandom { .. } => "quasi-random",
-        }
-    }
-
-    /// The page size of the page modes.
-    pub fn page_size(&self) -> Option<u64> {
-        match *self {
-            Mode::PageAware { page_size } | Mode::QuasiRandom { page_size, .. } => Some(page_size),
-            Mode::Sequential | Mode::Shuffle => None,
-        }
-    }
-}
-
-/// What happens to the records left over when the epoch does not divide
-/// evenly among the ranks (see [Sharding](self#sharding)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Tail {
-    /// Every record once; shard sizes differ by at most one.
-    #[default]
-    Keep,
-    /// Equal shard sizes; the last `n % world` ids of the epoch order are
-    /// not read.
-    DropLast,
-    /// Equal shard sizes; the epoch order wraps around, so the first
-    /// `(world - n % world) % world` ids are read twice.
-    Pad,
-}
-
-impl Tail {
-    /// The name on the command line: `keep`, `drop-last` or `pad`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Tail::Keep => "keep",
-            Tail::DropLast => "drop-last",
-            Tail::Pad => "pad",
-        }
-    }
-}
 
 /// Everything an order depends on besides the data and the epoch.
 ///
@@ -356,14 +293,14 @@ impl Default for OrderSpec {
 
 /// Where a worker is: the next position to read in an epoch.
 ///
-/// Positions count from 0 in the worker's own share of the epoch, so a
+/// Positions count from 0 in the worker's own part of the epoch, so a
 /// cursor is meaningful only with the spec that made it. Cursors order by
 /// epoch, then position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Cursor {
     /// The epoch.
     pub epoch: u64,
-    /// The position in the worker's share of that epoch.
+    /// The position in the worker's part of that epoch.
     pub position: u64,
 }
 
@@ -430,7 +367,7 @@ impl Order {
                 Some(PageGroups::new(count, offsets, page_size)?)
             }
         };
-        let (start, len) = shard(count, &spec);
+        let (start, len) = worker_part(count, &spec);
         Ok(Order {
             count,
             spec,
@@ -456,7 +393,7 @@ impl Order {
     }
 
     /// Whether this worker reads nothing (no records, or fewer records than
-    /// shards).
+    /// parts).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -556,29 +493,6 @@ impl fmt::Debug for Order {
     }
 }
 
-/// `len` split into `parts` contiguous, balanced parts: part `index`'s start
-/// and length (the first `len % parts` parts are one longer).
-fn split(len: u128, parts: u128, index: u128) -> (u128, u128) {
-    let q = len / parts;
-    let r = len % parts;
-    (index * q + index.min(r), q + u128::from(index < r))
-}
-
-/// The first position of the epoch order a worker reads, and how many.
-fn shard(count: u64, spec: &OrderSpec) -> (u128, u64) {
-    let n = u128::from(count);
-    let world = u128::from(spec.world);
-    let rank = u128::from(spec.rank);
-    let (rank_start, rank_len) = match spec.tail {
-        Tail::Keep => split(n, world, rank),
-        Tail::DropLast => (rank * (n / world), n / world),
-        Tail::Pad => (rank * n.div_ceil(world), n.div_ceil(world)),
-    };
-    let (start, len) = split(rank_len, u128::from(spec.workers), u128::from(spec.worker));
-    // `len <= rank_len <= ⌈n / world⌉ <= n`, so it fits.
-    (rank_start + start, len as u64)
-}
-
 /// One epoch of an [`Order`]: the ids this worker reads, by position.
 #[derive(Clone)]
 pub struct EpochOrder<'a> {
@@ -608,7 +522,7 @@ impl<'a> EpochOrder<'a> {
         self.order.len == 0
     }
 
-    /// The id at `position` of this worker's share, or `None` past the end.
+    /// The id at `position` of this worker's part, or `None` past the end.
     ///
     /// O(1) in sequential and shuffle order; in the page modes it looks at
     /// fewer than `32 + window` page groups (`window` is 1 in page-aware
@@ -784,7 +698,7 @@ pub fn order_ids(
     Ok(ids)
 }
 
-/// The unsharded epoch order: position to id.
+/// The whole epoch order, before it is split into parts: position to id.
 #[derive(Clone)]
 enum Base<'a> {
     Sequential,
@@ -801,177 +715,5 @@ impl Base<'_> {
             Base::Shuffle(feistel) => feistel.apply(p),
             Base::Units(units) => units.get(p),
         }
-    }
-}
-
-/// The page modes' epoch order: the shuffled page groups cut into units of
-/// `window` groups (1 for page-aware), each unit's records in file order or
-/// shuffled.
-#[derive(Clone)]
-struct Units<'a> {
-    groups: &'a PageGroups,
-    /// π: shuffled position of a group to its number.
-    pages: Bijection,
-    window: u64,
-    /// Shuffle each unit's records (quasi-random) or keep file order.
-    shuffled: bool,
-    seed: u64,
-    epoch: u64,
-    /// Units per checkpoint.
-    stride: u64,
-    /// `checkpoints[i]` = the first position of unit `i * stride`.
-    checkpoints: Vec<u64>,
-}
-
-impl<'a> Units<'a> {
-    fn new(groups: &'a PageGroups, seed: u64, epoch: u64, window: u64, shuffled: bool) -> Self {
-        let mut units = Units {
-            groups,
-            pages: Bijection::new(groups.len(), derive_key(seed, TAG_PAGES, epoch, 0)),
-            window,
-            shuffled,
-            seed,
-            epoch,
-            stride: GROUPS_PER_CHECKPOINT.div_ceil(window),
-            checkpoints: Vec::new(),
-        };
-        let count = units.count();
-        let mut checkpoints =
-            Vec::with_capacity(usize::try_from(count.div_ceil(units.stride)).unwrap_or(0));
-        let mut position = 0;
-        for unit in 0..count {
-            if unit % units.stride == 0 {
-                checkpoints.push(position);
-            }
-            position += units.size(unit);
-        }
-        units.checkpoints = checkpoints;
-        units
-    }
-
-    /// The number of units.
-    fn count(&self) -> u64 {
-        self.pages.len().div_ceil(self.window)
-    }
-
-    /// The shuffled positions of the groups of `unit`.
-    fn members(&self, unit: u64) -> std::ops::Range<u64> {
-        let first = unit * self.window;
-        first..first.saturating_add(self.window).min(self.pages.len())
-    }
-
-    /// The record ids `[first, end)` of the group at shuffled position `j`.
-    #[inline]
-    fn group(&self, j: u64) -> (u64, u64) {
-        self.groups.bounds(self.pages.apply(j))
-    }
-
-    /// The number of records in `unit`.
-    fn size(&self, unit: u64) -> u64 {
-        self.members(unit)
-            .map(|j| {
-                let (first, end) = self.group(j);
-                end - first
-            })
-            .sum()
-    }
-
-    /// The order of `unit`'s records: `None` for file order.
-    fn within(&self, unit: u64, size: u64) -> Option<Bijection> {
-        self.shuffled
-            .then(|| Bijection::new(size, derive_key(self.seed, TAG_WINDOW, self.epoch, unit)))
-    }
-
-    /// The unit holding position `p < count` of the epoch order, its first
-    /// position and its size.
-    fn locate(&self, p: u64) -> (u64, u64, u64) {
-        let i = self
-            .checkpoints
-            .partition_point(|&c| c <= p)
-            .saturating_sub(1);
-        let mut unit = i as u64 * self.stride;
-        let mut start = self.checkpoints.get(i).copied().unwrap_or(0);
-        loop {
-            let size = self.size(unit);
-            if p - start < size || unit + 1 >= self.count() {
-                return (unit, start, size);
-            }
-            start += size;
-            unit += 1;
-        }
-    }
-
-    /// The id at position `p < count` of the epoch order.
-    fn get(&self, p: u64) -> u64 {
-        let (unit, start, size) = self.locate(p);
-        let t = p - start;
-        let mut index = self.within(unit, size).map_or(t, |f| f.apply(t));
-        for j in self.members(unit) {
-            let (first, end) = self.group(j);
-            if index < end - first {
-                return first + index;
-            }
-            index -= end - first;
-        }
-        // Unreachable: `t < size`.
-        self.groups.len()
-    }
-}
-
-/// The state of an iterator over a page-mode epoch: the current unit, its
-/// groups' first ids and running sizes, and the next position expected.
-#[derive(Debug, Clone, Default)]
-struct Walk {
-    /// The position the cached unit is ready for; `None` before the first
-    /// id or after a reset.
-    next: Option<u64>,
-    unit: u64,
-    start: u64,
-    size: u64,
-    within: Option<Bijection>,
-    /// (first id, running size after this group), in the unit's layout.
-    groups: Vec<(u64, u64)>,
-}
-
-impl Walk {
-    /// Forgets the cached unit (keeps the allocation).
-    fn reset(&mut self) {
-        self.next = None;
-    }
-
-    fn load(&mut self, units: &Units<'_>, unit: u64, start: u64) {
-        self.groups.clear();
-        let mut size = 0;
-        for j in units.members(unit) {
-            let (first, end) = units.group(j);
-            size += end - first;
-            self.groups.push((first, size));
-        }
-        self.unit = unit;
-        self.start = start;
-        self.size = size;
-        self.within = units.within(unit, size);
-    }
-
-    /// The id at position `p < count` of the epoch order.
-    #[inline]
-    fn id_at(&mut self, units: &Units<'_>, p: u64) -> u64 {
-        if self.next != Some(p) {
-            let (unit, start, _) = units.locate(p);
-            self.load(units, unit, start);
-        } else if p - self.start >= self.size {
-            self.load(units, self.unit + 1, self.start + self.size);
-        }
-        self.next = Some(p + 1);
-        let t = p - self.start;
-        let index = self.within.as_ref().map_or(t, |f| f.apply(t));
-        let i = self.groups.partition_point(|&(_, end)| end <= index);
-        let before = match i {
-            0 => 0,
-            _ => self.groups[i - 1].1,
-        };
-        self.groups
-            .get(i)
-            .map_or(units.groups.len(), |&(first, _)| first + (index - before))
     }
 }

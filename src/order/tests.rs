@@ -31,7 +31,8 @@ fn naive_groups(count: u64, offsets: &[u64], page_size: u64) -> Vec<Vec<u64>> {
     groups
 }
 
-/// One epoch of the unsharded order, materialized as the docs say.
+/// One epoch of the whole order (before it is split into parts),
+/// materialized as the docs say.
 fn naive_epoch(count: u64, offsets: &[u64], mode: Mode, seed: u64, epoch: u64) -> Vec<u64> {
     match mode {
         Mode::Sequential => (0..count).collect(),
@@ -66,9 +67,9 @@ fn naive_epoch(count: u64, offsets: &[u64], mode: Mode, seed: u64, epoch: u64) -
     }
 }
 
-/// A worker's share, naively: rank blocks by a list of sizes, then worker
+/// A worker's part, naively: rank blocks by a list of sizes, then worker
 /// blocks the same way.
-fn naive_shard(epoch: &[u64], spec: &OrderSpec) -> Vec<u64> {
+fn naive_part(epoch: &[u64], spec: &OrderSpec) -> Vec<u64> {
     let n = epoch.len();
     let world = spec.world as usize;
     let sizes: Vec<usize> = match spec.tail {
@@ -140,7 +141,7 @@ fn every_mode_matches_its_naive_reference() {
 }
 
 #[test]
-fn shards_match_the_naive_split() {
+fn parts_match_the_naive_split() {
     let mut state = 11;
     for case in 0..60u64 {
         let count = splitmix64(&mut state) % 90;
@@ -166,7 +167,7 @@ fn shards_match_the_naive_split() {
                 let expected = if count == 0 {
                     Vec::new()
                 } else {
-                    naive_shard(&epoch, &spec)
+                    naive_part(&epoch, &spec)
                 };
                 assert_eq!(e.iter().collect::<Vec<_>>(), expected, "{spec:?} n {count}");
                 assert_eq!(e.len(), expected.len() as u64);
