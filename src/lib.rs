@@ -75,7 +75,7 @@
 //! - [`io`]: files (memory map or plain read), GZIP/ZLIB streams, pipes.
 //! - [`index`]: the offset index (record id to frame offset), its native file
 //!   used in place from a memory map, and the interchange formats;
-//!   [`order`]: epoch orders of record ids (shuffled, page-aware, sharded).
+//!   [`order`]: epoch orders of record ids (shuffled, page-aware, split among ranks and workers).
 //! - [`json`]: records as JSON Lines (protobuf's JSON mapping), and the reader
 //!   of that JSON; [`dump`]: the annotated wire tree. Both are functions over
 //!   buffers, used by the command-line tool.

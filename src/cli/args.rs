@@ -12,6 +12,7 @@ use crate::frame::{ErrorPolicy, Framing};
 use crate::index::IndexFormat;
 use crate::io::Compression;
 use crate::names::{Auto, OptionName, ParseNameError};
+use crate::order::{ModeName, Tail};
 use crate::view::PayloadKind;
 
 /// Read, check and inspect TFRecord and OFRecord files.
@@ -271,9 +272,10 @@ pub enum Command {
         /// content); default: the current sidecar, else built in memory.
         #[arg(long)]
         index: Option<PathBuf>,
-        /// sequential, shuffle, page-aware or quasi-random.
-        #[arg(long, default_value = "sequential", value_parser = ["sequential", "shuffle", "page-aware", "quasi-random"])]
-        mode: String,
+        /// Order of the ids: file order, shuffled, shuffled by page, or
+        /// shuffled by page within windows of pages.
+        #[arg(long, value_parser = named::<ModeName>(), default_value = "sequential")]
+        mode: ModeName,
         /// Seed of the shuffles.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -296,11 +298,12 @@ pub enum Command {
         #[arg(long, default_value_t = crate::order::DEFAULT_PAGE_SIZE)]
         page_size: u64,
         /// Pages open at once (quasi-random).
-        #[arg(long, default_value_t = 8)]
+        #[arg(long, default_value_t = crate::order::DEFAULT_WINDOW)]
         window: u32,
-        /// keep (shards may differ by one), drop-last or pad (equal shards).
-        #[arg(long, default_value = "keep", value_parser = ["keep", "drop-last", "pad"])]
-        tail: String,
+        /// What to do when the ids do not split evenly: keep (parts may
+        /// differ by one), drop-last or pad (equal parts).
+        #[arg(long, value_parser = named::<Tail>(), default_value = "keep")]
+        tail: Tail,
     },
     /// Print the record count, size statistics and the schema.
     Inspect {

@@ -177,7 +177,7 @@ pub(super) fn inspect(
     };
     while let Some(record) = next_or_fail(&mut source, stderr)? {
         file_bytes += record.end - record.offset;
-        if crate::index::is_pad(record.data) {
+        if crate::frame::is_pad(record.data) {
             pads.add(record.end - record.offset);
             continue;
         }

@@ -119,24 +119,14 @@ where
             window,
             tail,
         } => {
-            use crate::order::{Mode, OrderSpec, Tail};
-            let spec = OrderSpec {
-                mode: match mode.as_str() {
-                    "shuffle" => Mode::Shuffle,
-                    "page-aware" => Mode::PageAware { page_size },
-                    "quasi-random" => Mode::QuasiRandom { page_size, window },
-                    _ => Mode::Sequential,
-                },
+            let spec = crate::order::OrderSpec {
+                mode: mode.mode(page_size, window),
                 seed,
                 rank,
                 world,
                 worker,
                 workers,
-                tail: match tail.as_str() {
-                    "drop-last" => Tail::DropLast,
-                    "pad" => Tail::Pad,
-                    _ => Tail::Keep,
-                },
+                tail,
             };
             indexed::order(&file, &read, index.as_deref(), spec, epoch, stdout, stderr)
         }

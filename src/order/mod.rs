@@ -237,6 +237,10 @@ pub use part::Tail;
 /// The page size the command line uses when none is given, in bytes.
 pub const DEFAULT_PAGE_SIZE: u64 = 4096;
 
+/// The window of [`Mode::QuasiRandom`] the command line uses when none is
+/// given, in pages.
+pub const DEFAULT_WINDOW: u32 = 8;
+
 /// The largest window of [`Mode::QuasiRandom`], in pages: an iterator holds
 /// 16 bytes per page of its window, so at most 1 MiB.
 pub const MAX_WINDOW: u32 = 1 << 16;

@@ -1,10 +1,7 @@
 //! The order modes: how one epoch's ids are ordered (see the module docs of
 //! [`crate::order`], Modes), and their names ([`ModeName`]).
 
-use std::fmt;
-use std::str::FromStr;
-
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 
 /// How one epoch's ids are ordered before the epoch is split into parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -128,34 +125,22 @@ impl From<Mode> for ModeName {
     }
 }
 
-impl fmt::Display for ModeName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// `sequential`, `shuffle`, `page-aware` or `quasi-random`.
+impl OptionName for ModeName {
+    const WHAT: &'static str = "order mode";
+    const ALL: &'static [Self] = &ModeName::ALL;
+    fn name(self) -> &'static str {
+        ModeName::name(self)
     }
 }
 
-/// Parses `sequential`, `shuffle`, `page-aware` or `quasi-random`.
-impl FromStr for ModeName {
-    type Err = ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ModeName::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                ParseNameError::new(
-                    "order mode",
-                    s,
-                    "sequential, shuffle, page-aware, quasi-random",
-                )
-            })
-    }
-}
+crate::option_names!(ModeName);
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::names::ParseNameError;
 
     #[test]
     fn names_round_trip() {

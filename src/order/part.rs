@@ -3,11 +3,8 @@
 //! divide evenly. The module docs of [`crate::order`] (Parts) give the rule in
 //! words.
 
-use std::fmt;
-use std::str::FromStr;
-
 use super::OrderSpec;
-use crate::names::ParseNameError;
+use crate::names::OptionName;
 
 /// What happens to the records left over when the epoch does not divide
 /// evenly among the ranks (see [Parts](super#parts)).
@@ -52,29 +49,16 @@ impl Tail {
     }
 }
 
-impl fmt::Display for Tail {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// `keep`, `drop-last` or `pad`.
+impl OptionName for Tail {
+    const WHAT: &'static str = "tail policy";
+    const ALL: &'static [Self] = &Tail::ALL;
+    fn name(self) -> &'static str {
+        Tail::name(&self)
     }
 }
 
-/// Parses `keep`, `drop-last` or `pad`.
-impl FromStr for Tail {
-    type Err = ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "keep" => Ok(Tail::Keep),
-            "drop-last" => Ok(Tail::DropLast),
-            "pad" => Ok(Tail::Pad),
-            _ => Err(ParseNameError::new(
-                "tail policy",
-                s,
-                "keep, drop-last, pad",
-            )),
-        }
-    }
-}
+crate::option_names!(Tail);
 
 /// `len` split into `parts` contiguous, balanced parts: part `index`'s start
 /// and length (the first `len % parts` parts are one longer).
@@ -104,6 +88,7 @@ pub(super) fn worker_part(count: u64, spec: &OrderSpec) -> (u128, u64) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::names::ParseNameError;
 
     #[test]
     fn tail_names_round_trip() {
