@@ -16,8 +16,8 @@ use crate::index::{IndexOrigin, Shard};
 use crate::io::{OpenOptions, Source};
 use crate::order::mix::splitmix64;
 use crate::view::{
-    DecodeOptions, Element, ExampleRef, FeatureRef, FeaturesRef, Kind, ListRef, NumList,
-    OfRecordRef, PayloadKind, SequenceExampleRef,
+    DecodeOptions, Element, FeatureRef, FeaturesRef, Kind, ListRef, NumList, PayloadKind,
+    PayloadRef,
 };
 use crate::DecodeError;
 
@@ -97,29 +97,22 @@ impl Visitor {
 
     /// Checks the payload and visits every value; returns the number of values.
     fn payload(&mut self, kind: PayloadKind, data: &[u8], base: u64) -> Result<u64, DecodeError> {
-        let options = self.options;
-        match kind {
-            PayloadKind::Example => {
-                self.features(ExampleRef::parse_with(data, base, options)?.features())
-            }
-            PayloadKind::OfRecord => {
-                self.features(OfRecordRef::parse_with(data, base, options)?.features())
-            }
-            PayloadKind::SequenceExample => {
-                let se = SequenceExampleRef::parse_with(data, base, options)?;
-                let mut n = self.features(se.context())?;
-                for list in se.feature_lists().iter() {
-                    for f in list?.list.iter() {
-                        n += self.feature(f?)?;
-                    }
-                }
-                Ok(n)
-            }
-            PayloadKind::Raw => {
-                black_box(data);
-                Ok(0)
+        let payload = PayloadRef::parse_with(kind, data, base, self.options)?;
+        let Some(features) = payload.features() else {
+            black_box(data);
+            return Ok(0);
+        };
+        let mut n = self.features(features)?;
+        for list in payload
+            .feature_lists()
+            .iter()
+            .flat_map(|lists| lists.iter())
+        {
+            for f in list?.list.iter() {
+                n += self.feature(f?)?;
             }
         }
+        Ok(n)
     }
 }
 
@@ -265,11 +258,9 @@ fn lookup(
         black_box(data);
         return Ok(None);
     };
-    let feature = match payload {
-        PayloadKind::Example => ExampleRef::new(data, base).get(name)?,
-        PayloadKind::SequenceExample => SequenceExampleRef::new(data, base).context().get(name)?,
-        PayloadKind::OfRecord => OfRecordRef::new(data, base).get(name)?,
-        PayloadKind::Raw => None,
+    let feature = match PayloadRef::new(payload, data, base).features() {
+        Some(features) => features.get(name)?,
+        None => None,
     };
     match feature.map(|f| f.list()).transpose()?.flatten() {
         Some(list) => Ok(Some((list.kind(), list.len()?))),
@@ -280,12 +271,7 @@ fn lookup(
 /// The name of the first feature of record 0 (of its context for a
 /// SequenceExample), if it has one.
 fn first_feature(payload: PayloadKind, data: &[u8], base: u64) -> Option<Vec<u8>> {
-    let features = match payload {
-        PayloadKind::Example => ExampleRef::new(data, base).features(),
-        PayloadKind::SequenceExample => SequenceExampleRef::new(data, base).context(),
-        PayloadKind::OfRecord => OfRecordRef::new(data, base).features(),
-        PayloadKind::Raw => return None,
-    };
+    let features = PayloadRef::new(payload, data, base).features()?;
     let first = features.iter().next()?.ok()?;
     Some(first.name().to_vec())
 }
