@@ -256,18 +256,6 @@ impl Error {
         }))
     }
 
-    /// A decode error met in the payload of `record`: kind `decode_error`,
-    /// with the record's id and, if the record knows it, its file; the offset
-    /// is the absolute one the decode error carries. The same as
-    /// [`record.context(err)`](crate::frame::Record::context).
-    pub fn in_record(err: DecodeError, record: &crate::frame::Record<'_>) -> Self {
-        let e = Error::from(err).with_record(record.id);
-        match record.file {
-            Some(file) => e.with_file(Arc::clone(file)),
-            None => e,
-        }
-    }
-
     /// Sets the record id.
     pub fn with_record(mut self, record: u64) -> Self {
         self.0.record = Some(record);

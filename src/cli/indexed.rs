@@ -222,7 +222,7 @@ pub(super) fn get(
             filter.as_deref(),
         ) {
             out.flush()?;
-            report(stderr, &super::decode_error(&name, &record, e));
+            report(stderr, &record.context(e));
             return Err(Failure::Data);
         }
         line.push(b'\n');

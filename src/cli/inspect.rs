@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use super::{decode_error, next_or_fail, report, CmdResult, Failure, ReadArgs};
+use super::{next_or_fail, report, CmdResult, Failure, ReadArgs};
 use crate::frame::ErrorPolicy;
 use crate::names::quoted;
 use crate::view::PayloadRef;
@@ -186,7 +186,7 @@ pub(super) fn inspect(
             .validate(record.data, record.data_offset, options)
             .and_then(|()| schema.add(payload, record.data, record.data_offset));
         if let Err(e) = r {
-            report(stderr, &decode_error(&name, &record, e));
+            report(stderr, &record.context(e));
             return Err(Failure::Data);
         }
     }

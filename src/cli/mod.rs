@@ -292,11 +292,6 @@ impl ReadArgs {
     }
 }
 
-/// A decode error of `record` in `source`, with file and record id.
-pub(crate) fn decode_error(file: &str, record: &Record<'_>, e: crate::DecodeError) -> Error {
-    Error::from(e).with_record(record.id).with_file(file)
-}
-
 /// Says on stderr why a skipping walk stopped early, if it did.
 fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) {
     if let Some(max) = max_errors {
@@ -443,7 +438,6 @@ fn dump(
 ) -> CmdResult {
     use std::fmt::Write as _;
     let mut source = read.open(path, ErrorPolicy::Fail)?;
-    let name = source.name().to_string();
     let framing = source.framing();
     let payload = read.payload_for(framing);
     let _ = writeln!(
@@ -504,7 +498,7 @@ fn dump(
         }
         stdout.write_all(text.as_bytes())?;
         if let Err(e) = r {
-            report(stderr, &decode_error(&name, &record, e));
+            report(stderr, &record.context(e));
             return Err(Failure::Data);
         }
         if only.is_some() {
@@ -529,7 +523,6 @@ fn verify(
     let mut bad = false;
     for path in files {
         let mut source = read.open(path, ErrorPolicy::Skip { max_errors: None })?;
-        let name = source.name().to_string();
         let payload = read.payload_for(source.framing());
         let options = crate::view::DecodeOptions {
             strict: read.strict,
@@ -544,7 +537,7 @@ fn verify(
                             ok += 1;
                             continue;
                         }
-                        Err(e) => decode_error(&name, &record, e),
+                        Err(e) => record.context(e),
                     }
                 }
                 Some(Err(e)) => e,

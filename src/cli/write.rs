@@ -5,8 +5,7 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use super::{
-    decode_error, next_or_fail, read_input, report, CmdResult, Failure, ReadArgs, WriteArgs,
-    EXIT_USAGE,
+    next_or_fail, read_input, report, CmdResult, Failure, ReadArgs, WriteArgs, EXIT_USAGE,
 };
 use crate::encode::{
     feature_from_view, rewrite_features, EncodeError, Feature, Message, RecordWriter, Rewrite,
@@ -434,7 +433,7 @@ pub(super) fn convert(
         match conv.run(record.data, record.data_offset, &mut bytes, &mut scratch) {
             Ok(()) => {}
             Err(ConvertError::Decode(e)) => {
-                report(stderr, &decode_error(&name, &record, e));
+                report(stderr, &record.context(e));
                 return Err(Failure::Data);
             }
             Err(ConvertError::Encode(e)) => {

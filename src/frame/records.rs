@@ -50,7 +50,7 @@ impl Record<'_> {
 
     /// A decode error met in this record's payload, as an [`Error`] that says
     /// where: kind `decode_error`, this record's file (when known) and id, and
-    /// the absolute offset of the bad byte. See [`Error::in_record`].
+    /// the absolute offset of the bad byte.
     ///
     /// ```
     /// use recordwire::io::{OpenOptions, RecordFile};
@@ -68,7 +68,11 @@ impl Record<'_> {
     /// # Ok::<(), recordwire::Error>(())
     /// ```
     pub fn context(&self, err: crate::wire::DecodeError) -> Error {
-        Error::in_record(err, self)
+        let e = Error::from(err).with_record(self.id);
+        match self.file {
+            Some(file) => e.with_file(Arc::clone(file)),
+            None => e,
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::BenchOptions;
-use crate::cli::{decode_error, report, Failure};
+use crate::cli::{report, Failure};
 use crate::error::Error;
 use crate::frame::Record;
 use crate::index::{IndexOrigin, Shard};
@@ -158,7 +158,7 @@ pub(super) fn pass(
             Some(v) => {
                 counts.values += v
                     .payload(payload, record.data, record.data_offset)
-                    .map_err(|e| decode_error(&name, &record, e))?;
+                    .map_err(|e| record.context(e))?;
             }
         }
     }
@@ -311,7 +311,6 @@ pub(super) fn random_access(
     if opts.samples == 0 {
         return Ok(Random::Skipped("--samples 0".into()));
     }
-    let name = shard.file().name().to_string();
     let index = match shard.origin() {
         IndexOrigin::Sidecar => "sidecar",
         IndexOrigin::Built { .. } => "built",
@@ -345,7 +344,7 @@ pub(super) fn random_access(
             _ => fetch(shard, id, stderr)?,
         };
         if let Some(Err(e)) = found {
-            report(stderr, &decode_error(&name, &record, e));
+            report(stderr, &record.context(e));
             return Err(Failure::Data);
         }
     }
