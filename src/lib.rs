@@ -56,26 +56,33 @@
 //!
 //! # Layers
 //!
-//! From the bottom up; [`wire`], [`frame`] and [`view`] work on `&[u8]` and
-//! never see a file:
+//! From the bottom up; each module imports only from the modules above it in
+//! this list (`tests/support/layers.rs` checks it), and [`wire`], [`frame`]
+//! and [`view`] work on `&[u8]` and never see a file:
 //!
+//! - [`names`]: how option values are spelled ([`names::OptionName`], the
+//!   `FromStr`/`Display` of every option type) and how names are quoted.
 //! - [`wire`]: varints, tags and fields over `&[u8]`, with the rules of
-//!   Google's parser; every error carries its absolute byte offset.
-//! - [`frame`]: TFRecord and OFRecord framing, masked CRC32C, format
-//!   detection, and the walk over a buffer with the `fail`/`skip` error
-//!   policies.
+//!   Google's parser; every error ([`DecodeError`]) carries its absolute byte
+//!   offset.
+//! - [`error`]: [`Error`], the file-level error.
+//! - [`frame`]: TFRecord and OFRecord framing, masked CRC32C, pad frames,
+//!   format detection, and the walk over a buffer with the `fail`/`skip`
+//!   error policies.
 //! - [`view`]: borrowed, lazy views ([`view::ExampleRef`],
-//!   [`view::SequenceExampleRef`], [`view::OfRecordRef`], features and lists).
+//!   [`view::SequenceExampleRef`], [`view::OfRecordRef`], one file each, with
+//!   one shape: [`view::Payload`]; [`view::PayloadRef`] is any of them).
 //!   `parse` checks a whole record first, so that every accessor then
 //!   succeeds; `new` checks nothing and lets each accessor report what it
-//!   meets.
+//!   meets. [`io`], beside it: files (memory map or plain read), GZIP/ZLIB
+//!   streams, pipes.
+//! - [`index`]: the offset index (record id to frame offset), its native file
+//!   used in place from a memory map, the interchange formats, and
+//!   multi-file datasets; [`order`], beside it: epoch orders of record ids
+//!   (shuffled, page-aware, split among ranks and workers).
 //! - [`encode`]: owned messages, encoders that write exactly the bytes of
 //!   protobuf's `SerializeToString`, and record writers that never leave a
 //!   half-written file.
-//! - [`io`]: files (memory map or plain read), GZIP/ZLIB streams, pipes.
-//! - [`index`]: the offset index (record id to frame offset), its native file
-//!   used in place from a memory map, and the interchange formats;
-//!   [`order`]: epoch orders of record ids (shuffled, page-aware, split among ranks and workers).
 //! - [`json`]: records as JSON Lines (protobuf's JSON mapping), and the reader
 //!   of that JSON; [`dump`]: the annotated wire tree. Both are functions over
 //!   buffers, used by the command-line tool.
@@ -85,7 +92,8 @@
 //! Errors are one small type, [`Error`], whose [`ErrorKind`] has a stable
 //! name (`truncated_data`, `data_crc_mismatch`, `decode_error`, …) and which
 //! says where: file, record id and absolute byte offset. The payload layers
-//! return the lighter [`DecodeError`].
+//! return the lighter [`DecodeError`]; [`frame::Record::context`] turns one
+//! met in a record into an [`Error`] that names the file and the record.
 //!
 //! # Guarantees
 //!
