@@ -46,13 +46,8 @@
 //! The prost messages mirror those of `prost_differential.rs` (which are
 //! private to that test crate), plus the entry forms.
 
-// The one unsafe block of this file: the counting allocator forwarding to `System`.
-#![allow(unsafe_code)]
-
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::fmt::Write as _;
 
 use base64::Engine as _;
@@ -71,55 +66,12 @@ use recordwire::view::{
 };
 use recordwire::DecodeError;
 
-// ---------------------------------------------------------------------------
 // A counting allocator (per thread), for "one allocation per record at most,
 // none when the caller supplies the buffer"
-// ---------------------------------------------------------------------------
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches a const-initialised thread-local
-// `Cell<u64>` (no destructor, no allocation).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        System.realloc(ptr, layout, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f`; returns its result and the allocations it made on this thread.
-fn count_allocations<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let out = f();
-    let after = ALLOCATIONS.with(Cell::get);
-    (out, after - before)
-}
+use counting_alloc::count_allocations;
 
 // ---------------------------------------------------------------------------
 // prost's view of the schemas
