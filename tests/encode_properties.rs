@@ -46,6 +46,7 @@
 //! The prost messages, entry forms included, are those of
 //! `support/prost_mirror.rs`.
 
+#[path = "support/common.rs"]
 mod common;
 
 use std::fmt::Write as _;

@@ -29,6 +29,7 @@
 //! In proto3 (tf.Example) a non-UTF-8 key is rejected by Google and by prost
 //! alike, so the generators produce some and all decoders must fail.
 
+#[path = "support/common.rs"]
 mod common;
 
 use std::collections::BTreeMap;
