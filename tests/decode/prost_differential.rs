@@ -29,8 +29,7 @@
 //! In proto3 (tf.Example) a non-UTF-8 key is rejected by Google and by prost
 //! alike, so the generators produce some and all decoders must fail.
 
-#[path = "support/common.rs"]
-mod common;
+use crate::support::common;
 
 use std::collections::BTreeMap;
 
@@ -39,8 +38,7 @@ use proptest::prelude::*;
 use prost::Message;
 use recordwire::view::{ExampleRef, OfRecordRef, PayloadKind};
 
-#[path = "support/prost_mirror.rs"]
-mod prost_mirror;
+use crate::support::prost_mirror;
 
 use prost_mirror::{of, tf};
 

@@ -18,8 +18,7 @@ use recordwire::view::{
 };
 use recordwire::DecodeError;
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::counting_alloc;
 
 use counting_alloc::count_allocations;
 
