@@ -14,8 +14,7 @@ use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::Framing;
 use recordwire::io::Compression;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 
 use cli::run_bytes as run;
 

@@ -46,8 +46,7 @@
 //! The prost messages, entry forms included, are those of
 //! `support/prost_mirror.rs`.
 
-#[path = "support/common.rs"]
-mod common;
+use crate::support::common;
 
 use std::fmt::Write as _;
 
@@ -69,14 +68,12 @@ use recordwire::DecodeError;
 
 // A counting allocator (per thread), for "one allocation per record at most,
 // none when the caller supplies the buffer"
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::counting_alloc;
 
 use counting_alloc::count_allocations;
 
 // prost's view of the schemas, with the maps also as repeated entries
-#[path = "support/prost_mirror.rs"]
-mod prost_mirror;
+use crate::support::prost_mirror;
 
 use prost_mirror::{of, tf};
 
