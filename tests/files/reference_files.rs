@@ -30,8 +30,7 @@ use serde_json::Value;
 // Running the CLI
 // ---------------------------------------------------------------------------
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 
 use cli::{run_bin, run_utf8 as run};
 
