@@ -1,6 +1,6 @@
 //! The index layer: building and reading offset indexes (native, DALI and
 //! the `tfrecord` package's), the index commands end to end, stale indexes
-//! refused, and the epoch orders.
+//! refused, the epoch orders, and the readahead that follows them.
 //!
 //! One test binary per layer (`decode`, `files`, `index`, `write`, `cli`),
 //! sharing `tests/support/`. Each module was a test binary of its own; its
@@ -12,4 +12,5 @@ mod support;
 mod index;
 mod index_cli;
 mod orders;
+mod readahead;
 mod stale_index;
