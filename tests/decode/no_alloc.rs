@@ -3,11 +3,11 @@
 //! by name and visiting every value (iterators, and `copy_to_slice` into a
 //! buffer the caller owns) performs zero heap allocations.
 //!
-//! A counting global allocator (`support/counting_alloc.rs`) wraps `System`
-//! and counts allocations per thread (the test harness runs each test on its
-//! own thread). Setup may allocate; only the measured loops must not.
-//! `counter_sees_allocations` checks that the counter would catch one that
-//! sneaked in.
+//! A counting global allocator (`tests/support/counting_alloc.rs`) wraps
+//! `System` and counts allocations per thread (the test harness runs each
+//! test on its own thread). Setup may allocate; only the measured loops must
+//! not. `counter_sees_allocations` checks that the counter would catch one
+//! that sneaked in.
 
 use std::hint::black_box;
 

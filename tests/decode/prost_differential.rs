@@ -1,16 +1,17 @@
 //! Differential property tests against prost.
 //!
 //! The messages of both schemas (SPEC §2) are declared by hand with
-//! `#[derive(prost::Message)]` (`support/prost_mirror.rs`). Records are generated with proptest and
-//! encoded by the test's own writer (`common::encode`), which produces the
-//! encodings Google's parser accepts but prost's encoder never writes:
-//! unpacked and mixed numeric runs, overlong varints, tags and lengths,
-//! unknown fields of every wire type (groups and nested groups included) at
-//! every level, duplicate map keys, repeated `features`/`context`, map entries
-//! out of order or with missing or repeated parts, switching and repeated
-//! oneof members, sign-extended int32s, float specials. Each encoding is
-//! decoded by prost and by recordwire and both are compared by value (floats
-//! by bits); recordwire is read through every accessor, which must agree.
+//! `#[derive(prost::Message)]` (`tests/support/prost_mirror.rs`). Records are
+//! generated with proptest and encoded by the test's own writer
+//! (`common::encode`), which produces the encodings Google's parser accepts but
+//! prost's encoder never writes: unpacked and mixed numeric runs, overlong
+//! varints, tags and lengths, unknown fields of every wire type (groups and
+//! nested groups included) at every level, duplicate map keys, repeated
+//! `features`/`context`, map entries out of order or with missing or repeated
+//! parts, switching and repeated oneof members, sign-extended int32s, float
+//! specials. Each encoding is decoded by prost and by recordwire and both are
+//! compared by value (floats by bits); recordwire is read through every
+//! accessor, which must agree.
 //!
 //! Where prost and Google's parser differ, the generators stay on the common
 //! ground and the difference is pinned by a `prost_differs_*` test below

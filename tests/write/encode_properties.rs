@@ -44,7 +44,7 @@
 //! compared with our encoding after `sort_maps()`.
 //!
 //! The prost messages, entry forms included, are those of
-//! `support/prost_mirror.rs`.
+//! `tests/support/prost_mirror.rs`.
 
 use crate::support::common;
 
