@@ -4,63 +4,19 @@
 
 #![allow(dead_code, missing_docs, clippy::enum_variant_names)]
 
-/// The prost types of example.proto, with bytes fields of the given prost
-/// representation (`"vec"` or `"bytes"`) and Rust type.
-macro_rules! prost_example {
-    ($repr:tt, $bytes:ty) => {
-        use std::collections::HashMap;
-
-        #[derive(Clone, PartialEq, prost::Message)]
-        pub struct BytesList {
-            #[prost(bytes = $repr, repeated, tag = "1")]
-            pub value: Vec<$bytes>,
-        }
-        #[derive(Clone, PartialEq, prost::Message)]
-        pub struct FloatList {
-            #[prost(float, repeated, tag = "1")]
-            pub value: Vec<f32>,
-        }
-        #[derive(Clone, PartialEq, prost::Message)]
-        pub struct Int64List {
-            #[prost(int64, repeated, tag = "1")]
-            pub value: Vec<i64>,
-        }
-        #[derive(Clone, PartialEq, prost::Oneof)]
-        pub enum Kind {
-            #[prost(message, tag = "1")]
-            BytesList(BytesList),
-            #[prost(message, tag = "2")]
-            FloatList(FloatList),
-            #[prost(message, tag = "3")]
-            Int64List(Int64List),
-        }
-        #[derive(Clone, PartialEq, prost::Message)]
-        pub struct Feature {
-            #[prost(oneof = "Kind", tags = "1, 2, 3")]
-            pub kind: Option<Kind>,
-        }
-        #[derive(Clone, PartialEq, prost::Message)]
-        pub struct Features {
-            #[prost(map = "string, message", tag = "1")]
-            pub feature: HashMap<String, Feature>,
-        }
-        #[derive(Clone, PartialEq, prost::Message)]
-        pub struct Example {
-            #[prost(message, optional, tag = "1")]
-            pub features: Option<Features>,
-        }
-    };
-}
+// The prost types of example.proto come from the tests' mirror of the schemas.
+#[path = "../../tests/support/prost_mirror.rs"]
+mod prost_mirror;
 
 /// prost, owned (`Vec<u8>` bytes, `String` keys): what `prost-build` generates.
 pub mod prost_owned {
-    prost_example!("vec", Vec<u8>);
+    super::prost_mirror::tf_messages!(bytes = "vec", Vec<u8>, map = HashMap);
 }
 
 /// prost with `bytes::Bytes` fields (`prost-build`'s `.bytes(["."])`):
 /// bytes values are slices of the input buffer, not copies.
 pub mod prost_bytes {
-    prost_example!("bytes", bytes::Bytes);
+    super::prost_mirror::tf_messages!(bytes = "bytes", bytes::Bytes, map = HashMap);
 }
 
 /// quick-protobuf, borrowed: what `pb-rs` generates for example.proto

@@ -3,16 +3,12 @@
 //! by name and visiting every value (iterators, and `copy_to_slice` into a
 //! buffer the caller owns) performs zero heap allocations.
 //!
-//! A counting global allocator wraps `System` and counts allocations per
-//! thread (the test harness runs each test on its own thread). Setup may
-//! allocate; only the measured loops must not. `counter_sees_allocations`
-//! checks that the counter would catch one that sneaked in.
+//! A counting global allocator (`tests/support/counting_alloc.rs`) wraps
+//! `System` and counts allocations per thread (the test harness runs each
+//! test on its own thread). Setup may allocate; only the measured loops must
+//! not. `counter_sees_allocations` checks that the counter would catch one
+//! that sneaked in.
 
-// The one unsafe block of this file: forwarding the allocator to `System`.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 
 use recordwire::frame::{write_ofrecord_frame, write_tfrecord_frame, ErrorPolicy, ReadOptions};
@@ -22,59 +18,9 @@ use recordwire::view::{
 };
 use recordwire::DecodeError;
 
-// ---------------------------------------------------------------------------
-// The counting allocator
-// ---------------------------------------------------------------------------
+use crate::counting_alloc;
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-fn bump() {
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches a const-initialised thread-local
-// `Cell<u64>` (no destructor, no allocation).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        System.realloc(ptr, layout, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_so_far() -> u64 {
-    ALLOCATIONS.with(Cell::get)
-}
-
-/// Runs `f` and returns its result with the number of allocations it made
-/// on this thread.
-fn count_allocations<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let before = allocations_so_far();
-    let out = f();
-    let after = allocations_so_far();
-    (out, after - before)
-}
+use counting_alloc::count_allocations;
 
 #[test]
 fn counter_sees_allocations() {

@@ -14,17 +14,12 @@ use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::Framing;
 use recordwire::io::Compression;
 
+use crate::support::cli;
+
+use cli::run_bytes as run;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run(args: &[&str]) -> (i32, Vec<u8>, String) {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let mut argv = vec!["recordwire"];
-    argv.extend_from_slice(args);
-    let code = recordwire::cli::run(argv, &mut out, &mut err);
-    (code, out, String::from_utf8_lossy(&err).into_owned())
 }
 
 fn s(p: &Path) -> &str {

@@ -1,4 +1,4 @@
-//! Shared by `prost_differential` and `reference_decoder`:
+//! Shared by `prost_differential`, `reference_decoder` and `encode_properties`:
 //!
 //! * a wire-level AST ([`F`]) and its encoder, able to write every encoding
 //!   Google's parser accepts (overlong varints, tags and lengths, unpacked and

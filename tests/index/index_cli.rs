@@ -6,8 +6,7 @@
 
 use std::path::Path;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 use cli::run;
 
 fn copy_to(dir: &Path, src: &str) -> String {

@@ -22,7 +22,7 @@
 //! input is minimized and both the original and the minimal input are
 //! printed in hex.
 
-mod common;
+use crate::support::common;
 
 use std::collections::BTreeMap;
 

@@ -43,16 +43,11 @@
 //! insertion order. prost's `map` fields are `BTreeMap`s here, so they are
 //! compared with our encoding after `sort_maps()`.
 //!
-//! The prost messages mirror those of `prost_differential.rs` (which are
-//! private to that test crate), plus the entry forms.
+//! The prost messages, entry forms included, are those of
+//! `tests/support/prost_mirror.rs`.
 
-// The one unsafe block of this file: the counting allocator forwarding to `System`.
-#![allow(unsafe_code)]
+use crate::support::common;
 
-mod common;
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::fmt::Write as _;
 
 use base64::Engine as _;
@@ -71,259 +66,16 @@ use recordwire::view::{
 };
 use recordwire::DecodeError;
 
-// ---------------------------------------------------------------------------
 // A counting allocator (per thread), for "one allocation per record at most,
 // none when the caller supplies the buffer"
-// ---------------------------------------------------------------------------
+use crate::counting_alloc;
 
-struct Counting;
+use counting_alloc::count_allocations;
 
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
+// prost's view of the schemas, with the maps also as repeated entries
+use crate::support::prost_mirror;
 
-fn bump() {
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-// SAFETY: every call is forwarded unchanged to `System`, which upholds the
-// `GlobalAlloc` contract; counting touches a const-initialised thread-local
-// `Cell<u64>` (no destructor, no allocation).
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        System.realloc(ptr, layout, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Runs `f`; returns its result and the allocations it made on this thread.
-fn count_allocations<T>(f: impl FnOnce() -> T) -> (T, u64) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let out = f();
-    let after = ALLOCATIONS.with(Cell::get);
-    (out, after - before)
-}
-
-// ---------------------------------------------------------------------------
-// prost's view of the schemas
-// ---------------------------------------------------------------------------
-
-/// TensorFlow's feature.proto / example.proto (proto3), as in
-/// `prost_differential.rs`, plus the maps as repeated entries with optional
-/// key and value (always written when `Some`).
-mod tf {
-    use std::collections::BTreeMap;
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct BytesList {
-        #[prost(bytes = "vec", repeated, tag = "1")]
-        pub value: Vec<Vec<u8>>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FloatList {
-        #[prost(float, repeated, tag = "1")]
-        pub value: Vec<f32>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int64List {
-        #[prost(int64, repeated, tag = "1")]
-        pub value: Vec<i64>,
-    }
-
-    // Named after the proto fields (bytes_list, float_list, ...).
-    #[allow(clippy::enum_variant_names)]
-    #[derive(Clone, PartialEq, prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(FloatList),
-        #[prost(message, tag = "3")]
-        Int64List(Int64List),
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Feature {
-        #[prost(oneof = "Kind", tags = "1, 2, 3")]
-        pub kind: Option<Kind>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Features {
-        #[prost(btree_map = "string, message", tag = "1")]
-        pub feature: BTreeMap<String, Feature>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Example {
-        #[prost(message, optional, tag = "1")]
-        pub features: Option<Features>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureList {
-        #[prost(message, repeated, tag = "1")]
-        pub feature: Vec<Feature>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureLists {
-        #[prost(btree_map = "string, message", tag = "1")]
-        pub feature_list: BTreeMap<String, FeatureList>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct SequenceExample {
-        #[prost(message, optional, tag = "1")]
-        pub context: Option<Features>,
-        #[prost(message, optional, tag = "2")]
-        pub feature_lists: Option<FeatureLists>,
-    }
-
-    /// A `map<string, Feature>` entry, key and value always written.
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureEntry {
-        #[prost(string, optional, tag = "1")]
-        pub key: Option<String>,
-        #[prost(message, optional, tag = "2")]
-        pub value: Option<Feature>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeaturesE {
-        #[prost(message, repeated, tag = "1")]
-        pub feature: Vec<FeatureEntry>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct ExampleE {
-        #[prost(message, optional, tag = "1")]
-        pub features: Option<FeaturesE>,
-    }
-
-    /// A `map<string, FeatureList>` entry, key and value always written.
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureListEntry {
-        #[prost(string, optional, tag = "1")]
-        pub key: Option<String>,
-        #[prost(message, optional, tag = "2")]
-        pub value: Option<FeatureList>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureListsE {
-        #[prost(message, repeated, tag = "1")]
-        pub feature_list: Vec<FeatureListEntry>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct SequenceExampleE {
-        #[prost(message, optional, tag = "1")]
-        pub context: Option<FeaturesE>,
-        #[prost(message, optional, tag = "2")]
-        pub feature_lists: Option<FeatureListsE>,
-    }
-}
-
-/// OneFlow's record.proto (proto2): the map as `btree_map<string, Feature>`
-/// (UTF-8 names only) and as repeated entries with bytes keys.
-mod of {
-    use std::collections::BTreeMap;
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct BytesList {
-        #[prost(bytes = "vec", repeated, tag = "1")]
-        pub value: Vec<Vec<u8>>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FloatList {
-        #[prost(float, repeated, packed = "true", tag = "1")]
-        pub value: Vec<f32>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct DoubleList {
-        #[prost(double, repeated, packed = "true", tag = "1")]
-        pub value: Vec<f64>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int32List {
-        #[prost(int32, repeated, packed = "true", tag = "1")]
-        pub value: Vec<i32>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int64List {
-        #[prost(int64, repeated, packed = "true", tag = "1")]
-        pub value: Vec<i64>,
-    }
-
-    // Named after the proto fields (bytes_list, float_list, ...).
-    #[allow(clippy::enum_variant_names)]
-    #[derive(Clone, PartialEq, prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(FloatList),
-        #[prost(message, tag = "3")]
-        DoubleList(DoubleList),
-        #[prost(message, tag = "4")]
-        Int32List(Int32List),
-        #[prost(message, tag = "5")]
-        Int64List(Int64List),
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Feature {
-        #[prost(oneof = "Kind", tags = "1, 2, 3, 4, 5")]
-        pub kind: Option<Kind>,
-    }
-
-    /// A `map<string, Feature>` entry with the key as bytes (proto2 names
-    /// need not be UTF-8), key and value always written.
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Entry {
-        #[prost(bytes = "vec", optional, tag = "1")]
-        pub key: Option<Vec<u8>>,
-        #[prost(message, optional, tag = "2")]
-        pub value: Option<Feature>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct OfRecordE {
-        #[prost(message, repeated, tag = "1")]
-        pub feature: Vec<Entry>,
-    }
-
-    /// `OFRecord` as prost generates it (string keys).
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct OfRecord {
-        #[prost(btree_map = "string, message", tag = "1")]
-        pub feature: BTreeMap<String, Feature>,
-    }
-}
+use prost_mirror::{of, tf};
 
 // ---------------------------------------------------------------------------
 // Comparable forms (floats by bits, maps in order)

@@ -18,8 +18,7 @@ use recordwire::index::{Index, IndexFormat};
 use recordwire::Error;
 use serde_json::Value;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 
 fn bad(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

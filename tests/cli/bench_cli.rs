@@ -11,8 +11,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 use cli::run;
 
 fn data(path: &str) -> String {

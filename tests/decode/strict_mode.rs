@@ -6,8 +6,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 
 use recordwire::frame::{write_ofrecord_frame, write_tfrecord_frame};
 use recordwire::wire::encode_varint;

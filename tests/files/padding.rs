@@ -8,8 +8,7 @@ use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::{records, Framing, ReadOptions};
 use recordwire::index::{is_pad, Index};
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 use cli::run;
 
 /// Record sizes from a fixed xorshift sequence: mostly small, some larger

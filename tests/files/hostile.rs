@@ -908,27 +908,80 @@ fn cli_decode_bare_payloads_under_address_space_limit() {
     });
 }
 
-/// The limit itself works: under it, a program that tries to allocate more
-/// than 1 GiB fails (so the runs above would have shown such an allocation).
-#[test]
-fn address_space_limit_is_effective() {
-    let out = run_limited(
+/// Set (to a byte count) in the environment of this binary re-run as a child
+/// by `address_space_limit_is_effective`: the child tries to reserve that
+/// many bytes and says on stderr whether it could.
+const RESERVE_ENV: &str = "RECORDWIRE_TEST_RESERVE_BYTES";
+
+/// Runs this test binary's `address_space_limit_is_effective` alone, as a
+/// child under the 1 GiB address-space limit (the wrapper of
+/// `run_bin_limited`), asking it to reserve `bytes`; returns what it said.
+fn reserve_under_limit(bytes: u64) -> Out {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // The test's name within the binary: its path without the crate's name.
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let name = if module.is_empty() {
+        "address_space_limit_is_effective".to_owned()
+    } else {
+        format!("{module}::address_space_limit_is_effective")
+    };
+    run_limited(
         "sh",
         &[
             "-c".to_owned(),
-            format!("ulimit -v {ADDRESS_SPACE_KIB} && exec \"$0\" \"$@\""),
-            "python3".to_owned(),
-            "-c".to_owned(),
-            "b = bytearray(2 << 30)".to_owned(),
+            format!(
+                "ulimit -v {ADDRESS_SPACE_KIB} && {RESERVE_ENV}={bytes} && export {RESERVE_ENV} \\
+                 && exec \"$0\" \"$@\""
+            ),
+            exe.display().to_string(),
+            name,
+            "--exact".to_owned(),
+            "--nocapture".to_owned(),
+            "--test-threads=1".to_owned(),
         ],
-    );
-    if out.code == Some(127) {
-        eprintln!("python3 not found: limit not demonstrated");
+    )
+}
+
+/// The limit itself works: under it, a program that tries to allocate more
+/// than 1 GiB fails (so the runs above would have shown such an allocation),
+/// while one that allocates much less does not. The program is this test
+/// binary, re-run as a child with only this test, which then reserves
+/// (`Vec::try_reserve_exact`) the bytes it is asked for and reports whether
+/// the allocator gave them; no other tool is needed.
+#[test]
+fn address_space_limit_is_effective() {
+    if let Some(bytes) = std::env::var_os(RESERVE_ENV) {
+        // The child.
+        let bytes: usize = bytes
+            .to_str()
+            .and_then(|b| b.parse().ok())
+            .expect("a byte count");
+        let mut v: Vec<u8> = Vec::new();
+        match v.try_reserve_exact(bytes) {
+            Ok(()) => eprintln!("reserved {bytes} bytes"),
+            Err(_) => eprintln!("refused {bytes} bytes"),
+        }
         return;
     }
-    assert_ne!(
-        out.code,
-        Some(0),
+    // What the child said it did with `bytes`, or `None` if it said nothing.
+    let said = |out: &Out, bytes: u64| -> Option<String> {
+        out.stderr
+            .lines()
+            .find(|l| l.ends_with(&format!(" {bytes} bytes")))
+            .map(|l| l.split(' ').next().unwrap_or_default().to_owned())
+    };
+    let small = 64 << 20;
+    let out = reserve_under_limit(small);
+    assert_eq!(
+        (out.code, said(&out, small).as_deref()),
+        (Some(0), Some("reserved")),
+        "64 MiB under a 1 GiB limit (the child must run and allocate): {out:?}"
+    );
+    let big = 2 << 30;
+    let out = reserve_under_limit(big);
+    assert_eq!(
+        (out.code, said(&out, big).as_deref()),
+        (Some(0), Some("refused")),
         "2 GiB allocated under a 1 GiB limit: {out:?}"
     );
 }

@@ -12,7 +12,6 @@
 //! - `verify`: exit 1 and a line naming the kind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use recordwire::frame::{records, ErrorPolicy, Framing, ReadOptions};
 use recordwire::io::{Compression, OpenOptions, RecordFile, Source};
@@ -24,39 +23,9 @@ use serde_json::Value;
 // Running the CLI
 // ---------------------------------------------------------------------------
 
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::support::cli;
 
-fn run(args: &[&str]) -> Out {
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let argv = std::iter::once("recordwire").chain(args.iter().copied());
-    let code = recordwire::cli::run(argv, &mut stdout, &mut stderr);
-    Out {
-        code,
-        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
-    }
-}
-
-fn run_bin(args: &[&str], stdin: Option<&Path>) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_recordwire"));
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
-    match stdin {
-        Some(p) => cmd.stdin(std::fs::File::open(p).expect("open stdin file")),
-        None => cmd.stdin(Stdio::null()),
-    };
-    let out = cmd.output().expect("run the recordwire binary");
-    Out {
-        code: out.status.code().expect("exit status, not a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
+use cli::{run_bin, run_utf8 as run};
 
 // ---------------------------------------------------------------------------
 // The manifest

@@ -26,8 +26,7 @@ use recordwire::index::{Index, NATIVE_HEADER_LEN};
 use recordwire::io::{OpenOptions, RecordFile, Source, StreamRecords};
 use recordwire::Error;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 
 fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

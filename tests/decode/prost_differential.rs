@@ -1,16 +1,17 @@
 //! Differential property tests against prost.
 //!
-//! The messages of both schemas (SPEC §2) are declared here by hand with
-//! `#[derive(prost::Message)]`. Records are generated with proptest and
-//! encoded by the test's own writer (`common::encode`), which produces the
-//! encodings Google's parser accepts but prost's encoder never writes:
-//! unpacked and mixed numeric runs, overlong varints, tags and lengths,
-//! unknown fields of every wire type (groups and nested groups included) at
-//! every level, duplicate map keys, repeated `features`/`context`, map entries
-//! out of order or with missing or repeated parts, switching and repeated
-//! oneof members, sign-extended int32s, float specials. Each encoding is
-//! decoded by prost and by recordwire and both are compared by value (floats
-//! by bits); recordwire is read through every accessor, which must agree.
+//! The messages of both schemas (SPEC §2) are declared by hand with
+//! `#[derive(prost::Message)]` (`tests/support/prost_mirror.rs`). Records are
+//! generated with proptest and encoded by the test's own writer
+//! (`common::encode`), which produces the encodings Google's parser accepts but
+//! prost's encoder never writes: unpacked and mixed numeric runs, overlong
+//! varints, tags and lengths, unknown fields of every wire type (groups and
+//! nested groups included) at every level, duplicate map keys, repeated
+//! `features`/`context`, map entries out of order or with missing or repeated
+//! parts, switching and repeated oneof members, sign-extended int32s, float
+//! specials. Each encoding is decoded by prost and by recordwire and both are
+//! compared by value (floats by bits); recordwire is read through every
+//! accessor, which must agree.
 //!
 //! Where prost and Google's parser differ, the generators stay on the common
 //! ground and the difference is pinned by a `prost_differs_*` test below
@@ -23,13 +24,13 @@
 //! * tags and lengths longer than 5 bytes: Google fails, prost accepts;
 //! * a `map<string, _>` key that is not UTF-8 in proto2 (OFRecord): Google
 //!   accepts it, prost's `String` keys fail. The OFRecord map is therefore
-//!   declared here as its wire equivalent, `repeated Entry { bytes key = 1;
-//!   Feature value = 2; }`, and last-wins is applied when comparing.
+//!   read as its wire equivalent, `repeated Entry { bytes key = 1; Feature
+//!   value = 2; }` (`of::OfRecordE`), and last-wins is applied when comparing.
 //!
 //! In proto3 (tf.Example) a non-UTF-8 key is rejected by Google and by prost
 //! alike, so the generators produce some and all decoders must fail.
 
-mod common;
+use crate::support::common;
 
 use std::collections::BTreeMap;
 
@@ -38,159 +39,9 @@ use proptest::prelude::*;
 use prost::Message;
 use recordwire::view::{ExampleRef, OfRecordRef, PayloadKind};
 
-/// TensorFlow's feature.proto / example.proto (proto3).
-mod tf {
-    use std::collections::BTreeMap;
+use crate::support::prost_mirror;
 
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct BytesList {
-        #[prost(bytes = "vec", repeated, tag = "1")]
-        pub value: Vec<Vec<u8>>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FloatList {
-        #[prost(float, repeated, tag = "1")]
-        pub value: Vec<f32>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int64List {
-        #[prost(int64, repeated, tag = "1")]
-        pub value: Vec<i64>,
-    }
-
-    // Named after the proto fields (bytes_list, float_list, ...).
-    #[allow(clippy::enum_variant_names)]
-    #[derive(Clone, PartialEq, prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(FloatList),
-        #[prost(message, tag = "3")]
-        Int64List(Int64List),
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Feature {
-        #[prost(oneof = "Kind", tags = "1, 2, 3")]
-        pub kind: Option<Kind>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Features {
-        #[prost(btree_map = "string, message", tag = "1")]
-        pub feature: BTreeMap<String, Feature>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Example {
-        #[prost(message, optional, tag = "1")]
-        pub features: Option<Features>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureList {
-        #[prost(message, repeated, tag = "1")]
-        pub feature: Vec<Feature>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FeatureLists {
-        #[prost(btree_map = "string, message", tag = "1")]
-        pub feature_list: BTreeMap<String, FeatureList>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct SequenceExample {
-        #[prost(message, optional, tag = "1")]
-        pub context: Option<Features>,
-        #[prost(message, optional, tag = "2")]
-        pub feature_lists: Option<FeatureLists>,
-    }
-}
-
-/// OneFlow's record.proto (proto2).
-mod of {
-    use std::collections::HashMap;
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct BytesList {
-        #[prost(bytes = "vec", repeated, tag = "1")]
-        pub value: Vec<Vec<u8>>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct FloatList {
-        #[prost(float, repeated, packed = "true", tag = "1")]
-        pub value: Vec<f32>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct DoubleList {
-        #[prost(double, repeated, packed = "true", tag = "1")]
-        pub value: Vec<f64>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int32List {
-        #[prost(int32, repeated, packed = "true", tag = "1")]
-        pub value: Vec<i32>,
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Int64List {
-        #[prost(int64, repeated, packed = "true", tag = "1")]
-        pub value: Vec<i64>,
-    }
-
-    // Named after the proto fields (bytes_list, float_list, ...).
-    #[allow(clippy::enum_variant_names)]
-    #[derive(Clone, PartialEq, prost::Oneof)]
-    pub enum Kind {
-        #[prost(message, tag = "1")]
-        BytesList(BytesList),
-        #[prost(message, tag = "2")]
-        FloatList(FloatList),
-        #[prost(message, tag = "3")]
-        DoubleList(DoubleList),
-        #[prost(message, tag = "4")]
-        Int32List(Int32List),
-        #[prost(message, tag = "5")]
-        Int64List(Int64List),
-    }
-
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Feature {
-        #[prost(oneof = "Kind", tags = "1, 2, 3, 4, 5")]
-        pub kind: Option<Kind>,
-    }
-
-    /// A `map<string, Feature>` entry with the key as bytes: proto2 does not
-    /// require UTF-8, and prost's `String` map keys would.
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct Entry {
-        #[prost(bytes = "vec", tag = "1")]
-        pub key: Vec<u8>,
-        #[prost(message, optional, tag = "2")]
-        pub value: Option<Feature>,
-    }
-
-    /// `OFRecord { map<string, Feature> feature = 1; }`, as its wire equivalent.
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct OfRecord {
-        #[prost(message, repeated, tag = "1")]
-        pub feature: Vec<Entry>,
-    }
-
-    /// `OFRecord` as prost would generate it from record.proto (string keys).
-    #[derive(Clone, PartialEq, prost::Message)]
-    pub struct OfRecordStringKeys {
-        #[prost(map = "string, message", tag = "1")]
-        pub feature: HashMap<String, Feature>,
-    }
-}
+use prost_mirror::{of, tf};
 
 fn f32_bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
@@ -254,11 +105,14 @@ fn prost_decode(kind: PayloadKind, input: &[u8]) -> Result<Rec, prost::DecodeErr
             }
         }
         PayloadKind::OfRecord => {
-            let rec = of::OfRecord::decode(input)?;
-            // A map is its entries with last-wins.
+            let rec = of::OfRecordE::decode(input)?;
+            // A map is its entries with last-wins; a missing key is the empty name.
             let mut map = BTreeMap::new();
             for e in &rec.feature {
-                map.insert(e.key.clone(), e.value.as_ref().and_then(of_feature));
+                map.insert(
+                    e.key.clone().unwrap_or_default(),
+                    e.value.as_ref().and_then(of_feature),
+                );
             }
             Rec::Of(map)
         }
@@ -525,7 +379,7 @@ fn prost_differs_six_byte_tags_and_lengths_are_rejected_by_google() {
 fn prost_differs_string_map_keys_reject_non_utf8_that_proto2_accepts() {
     let input = common::encode(&[entry(b"\xff", vec![msg(5, vec![packed_i64(&[1])])])]);
     assert!(
-        of::OfRecordStringKeys::decode(&input[..]).is_err(),
+        of::OfRecord::decode(&input[..]).is_err(),
         "prost now accepts it; update the doc"
     );
     // The bytes-keyed equivalent used by the property, Google and recordwire accept it.

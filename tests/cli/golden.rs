@@ -1,14 +1,13 @@
 //! Golden-file tests of the printers: `dump`, `inspect` and `cat` on shipped
 //! files compared with `testdata/golden/*`. After an intended change of
-//! output, regenerate with `UPDATE_GOLDEN=1 cargo test --test golden` and
+//! output, regenerate with `UPDATE_GOLDEN=1 cargo test --test cli golden::` and
 //! review the diff.
 
 #![allow(clippy::unwrap_used)]
 
 use std::path::Path;
 
-#[path = "support/cli.rs"]
-mod cli;
+use crate::support::cli;
 use cli::run;
 
 fn check(name: &str, args: &[&str], expected_code: i32) {
@@ -31,7 +30,7 @@ fn check(name: &str, args: &[&str], expected_code: i32) {
     }
     let golden = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; run UPDATE_GOLDEN=1 cargo test --test golden",
+            "{}: {e}; run UPDATE_GOLDEN=1 cargo test --test cli golden::",
             path.display()
         )
     });

@@ -22,7 +22,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use recordwire::frame::{records, Framing, ReadOptions};
 use serde_json::Value;
@@ -31,42 +30,9 @@ use serde_json::Value;
 // Running the CLI
 // ---------------------------------------------------------------------------
 
-/// What one run of the CLI gave.
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::support::cli;
 
-/// Runs `recordwire ARGS` in-process.
-fn run(args: &[&str]) -> Out {
-    let mut stdout = Vec::new();
-    let mut stderr = Vec::new();
-    let argv = std::iter::once("recordwire").chain(args.iter().copied());
-    let code = recordwire::cli::run(argv, &mut stdout, &mut stderr);
-    Out {
-        code,
-        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
-    }
-}
-
-/// Runs the built binary with `args` and `stdin` as its standard input.
-fn run_bin(args: &[&str], stdin: Option<&Path>) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_recordwire"));
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
-    match stdin {
-        Some(p) => cmd.stdin(std::fs::File::open(p).expect("open stdin file")),
-        None => cmd.stdin(Stdio::null()),
-    };
-    let out = cmd.output().expect("run the recordwire binary");
-    Out {
-        code: out.status.code().expect("exit status, not a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
+use cli::{run_bin, run_utf8 as run};
 
 /// Runs in-process and asserts exit 0 and an empty stderr.
 fn run_ok(args: &[&str]) -> String {
