@@ -57,7 +57,7 @@
 //! # Layers
 //!
 //! From the bottom up; each module imports only from the modules above it in
-//! this list (`tests/support/layers.rs` checks it), and [`wire`], [`frame`]
+//! this list (`tests/cli/layers.rs` checks it), and [`wire`], [`frame`]
 //! and [`view`] work on `&[u8]` and never see a file:
 //!
 //! - [`names`]: how option values are spelled ([`names::OptionName`], the

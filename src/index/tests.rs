@@ -551,28 +551,6 @@ fn open_options_framing_is_honoured_by_the_stream_builder() {
     assert_eq!(stream_index(data, None).framing(), Framing::OfRecord);
 }
 
-#[cfg(unix)]
-#[test]
-fn readahead_advises_a_map() {
-    let data = file(Framing::TfRecord, 300);
-    let index = Index::build(&data, Framing::TfRecord, false).unwrap();
-    let mut map = memmap2::MmapOptions::new()
-        .len(data.len())
-        .map_anon()
-        .unwrap();
-    map.copy_from_slice(&data);
-    let map = map.make_read_only().unwrap();
-    let mut ra = Readahead::new(true);
-    ra.advise(&index, &map, &[299, 5, 6, 7, 150, 100000])
-        .unwrap();
-    let mut seq = Readahead::new(false).with_page_size(4096);
-    seq.advise(&index, &map, &[0, 1, 2, 3]).unwrap();
-    // Ranges past the end of the map are clamped, not errors.
-    map.will_need(0..usize::MAX).unwrap();
-    #[allow(clippy::reversed_empty_ranges)]
-    map.will_need(10..5).unwrap();
-}
-
 #[test]
 fn readahead_ranges_merge_nearby_records() {
     let data = file(Framing::TfRecord, 300);

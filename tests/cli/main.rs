@@ -10,3 +10,4 @@ mod support;
 
 mod bench_cli;
 mod golden;
+mod layers;
