@@ -16,7 +16,7 @@
 //!     .unwrap_err();
 //! assert_eq!(err.kind().name(), "truncated_data");
 //! assert_eq!(err.record(), Some(0));
-//! assert_eq!(err.offset(), 0);
+//! assert_eq!(err.offset(), Some(0));
 //! assert_eq!(
 //!     err.to_string(),
 //!     "[truncated_data]: record 0 at byte 0: frame declares 20 bytes after its header, 4 available"
@@ -53,7 +53,7 @@
 //! let err = labels("testdata/bad/tf_decode_error.tfrecord").unwrap_err();
 //! assert_eq!(err.kind().name(), "decode_error");
 //! assert_eq!(err.file(), Some("testdata/bad/tf_decode_error.tfrecord"));
-//! assert_eq!((err.record(), err.offset()), (Some(2), 389));
+//! assert_eq!((err.record(), err.offset()), (Some(2), Some(389)));
 //! assert_eq!(
 //!     err.to_string(),
 //!     "[decode_error]: testdata/bad/tf_decode_error.tfrecord: record 2 at byte 389: invalid wire type 7"
@@ -238,6 +238,7 @@ impl Error {
     /// let err = recordwire::io::RecordFile::open("no/such.tfrecord", &Default::default())
     ///     .unwrap_err();
     /// assert_eq!(err.kind().name(), "io_error");
+    /// assert_eq!(err.offset(), None);
     /// let cause = err.source().and_then(|s| s.downcast_ref::<std::io::Error>()).unwrap();
     /// assert_eq!(cause.kind(), std::io::ErrorKind::NotFound);
     /// assert!(err.to_string().starts_with("[io_error]: no/such.tfrecord: "), "{err}");
@@ -287,9 +288,8 @@ impl Error {
     /// framing errors, the offending byte for decode errors; `None` for an
     /// I/O error that is not tied to a place in the input. In a compressed
     /// file it is an offset in the decompressed stream.
-    pub fn offset(&self) -> u64 {
-        // TODO(after the test merge): return the Option.
-        self.0.offset.unwrap_or(0)
+    pub fn offset(&self) -> Option<u64> {
+        self.0.offset
     }
 }
 

@@ -36,7 +36,7 @@
 //!         Ok(record) => good.push(record.data),
 //!         Err(err) => {
 //!             assert_eq!(err.kind().name(), "data_crc_mismatch");
-//!             assert_eq!((err.record(), err.offset()), (Some(1), 20));
+//!             assert_eq!((err.record(), err.offset()), (Some(1), Some(20)));
 //!             assert_eq!(it.skipped(), Some((20, 43)));
 //!         }
 //!     }

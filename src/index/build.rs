@@ -36,7 +36,7 @@ impl Index {
     /// assert_eq!(Index::build(&data, Framing::OfRecord, false)?.offsets(), [0, 9, 19]);
     /// data.truncate(18);
     /// let err = Index::build(&data, Framing::OfRecord, false).unwrap_err();
-    /// assert_eq!((err.kind().name(), err.record(), err.offset()), ("truncated_data", Some(1), 9));
+    /// assert_eq!((err.kind().name(), err.record(), err.offset()), ("truncated_data", Some(1), Some(9)));
     /// # Ok::<(), recordwire::Error>(())
     /// ```
     pub fn build(buf: &[u8], framing: Framing, verify_crcs: bool) -> Result<Index, Error> {

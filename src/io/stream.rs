@@ -335,7 +335,7 @@ mod tests {
         let err = it.next_record().unwrap().unwrap_err();
         assert_eq!(
             (err.kind().name(), err.record(), err.offset()),
-            ("io_error", Some(1), 20)
+            ("io_error", Some(1), Some(20))
         );
     }
 

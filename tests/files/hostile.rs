@@ -591,7 +591,7 @@ fn check_error(h: &Hostile, err: Option<&Error>, how: &str) {
     assert!(!h.ok(), "{how}: unexpected error {err}");
     assert_eq!(err.kind().name(), h.outcome, "{how}: kind of {err}");
     assert_eq!(err.record(), h.record, "{how}: record of {err}");
-    assert_eq!(Some(err.offset()), h.offset, "{how}: offset of {err}");
+    assert_eq!(err.offset(), h.offset, "{how}: offset of {err}");
     let v = |k: &str| h.value(k).and_then(Value::as_u64);
     match err.kind() {
         ErrorKind::Decode(reason) => {
