@@ -23,24 +23,14 @@ impl<'a> NamedFeature<'a> {
 /// Iterator over the features of a map: [`FeaturesRef::iter`] (`I` =
 /// [`Effective`]: each name once) and [`FeaturesRef::entries`] (`I` =
 /// [`Entries`]: every entry on the wire).
-#[derive(Clone, Debug)]
-pub struct NamedFeatures<I> {
-    entries: I,
-    schema: Schema,
-}
+pub type NamedFeatures<'a, I> = Named<I, NamedFeature<'a>>;
 
-impl<'a, I> Iterator for NamedFeatures<I>
-where
-    I: Iterator<Item = Result<Entry<'a>, DecodeError>>,
-{
-    type Item = Result<NamedFeature<'a>, DecodeError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let schema = self.schema;
-        Some(self.entries.next()?.map(|entry| NamedFeature {
+impl<'a> FromEntry<'a> for NamedFeature<'a> {
+    fn from_entry(entry: Entry<'a>, schema: Schema) -> Self {
+        NamedFeature {
             entry,
             feature: FeatureRef::from_logical(entry.value, schema),
-        }))
+        }
     }
 }
 
@@ -78,19 +68,13 @@ impl<'a> FeaturesRef<'a> {
     /// of the entries and a comparison of their names (no allocation; maps
     /// of more than 64 entries scan the later entries for each entry); use
     /// [`get`](Self::get) for lookups.
-    pub fn iter(&self) -> NamedFeatures<Effective<'a>> {
-        NamedFeatures {
-            entries: self.map.effective(),
-            schema: self.schema,
-        }
+    pub fn iter(&self) -> NamedFeatures<'a, Effective<'a>> {
+        Named::new(self.map.effective(), self.schema)
     }
 
     /// Every entry in wire order, duplicates included (for tools that show them).
-    pub fn entries(&self) -> NamedFeatures<Entries<'a>> {
-        NamedFeatures {
-            entries: self.map.entries(),
-            schema: self.schema,
-        }
+    pub fn entries(&self) -> NamedFeatures<'a, Entries<'a>> {
+        Named::new(self.map.entries(), self.schema)
     }
 
     /// Number of distinct features.

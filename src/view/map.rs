@@ -79,6 +79,46 @@ pub(super) fn parse_entry(
     Ok((key, key_offset, value))
 }
 
+/// A map value made from its entry: a [`NamedFeature`] or a
+/// [`NamedFeatureList`] (what [`Named`] yields).
+pub trait FromEntry<'a> {
+    /// The value of `entry`, in a map of `schema`.
+    fn from_entry(entry: Entry<'a>, schema: Schema) -> Self;
+}
+
+/// Iterator over the named values of a map ([`NamedFeatures`],
+/// [`NamedFeatureLists`]): the entries of `I` ([`Effective`] or [`Entries`])
+/// made into `V`s.
+#[derive(Clone, Debug)]
+pub struct Named<I, V> {
+    entries: I,
+    schema: Schema,
+    value: std::marker::PhantomData<fn() -> V>,
+}
+
+impl<I, V> Named<I, V> {
+    pub(super) fn new(entries: I, schema: Schema) -> Self {
+        Named {
+            entries,
+            schema,
+            value: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<'a, I, V> Iterator for Named<I, V>
+where
+    I: Iterator<Item = Result<Entry<'a>, DecodeError>>,
+    V: FromEntry<'a>,
+{
+    type Item = Result<V, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let schema = self.schema;
+        Some(self.entries.next()?.map(|e| V::from_entry(e, schema)))
+    }
+}
+
 /// A borrowed map from names to values (a logical message of entries).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct MapRef<'a> {

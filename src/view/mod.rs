@@ -56,7 +56,7 @@ use map::{validate_map, MapRef};
 pub use example::ExampleRef;
 pub use feature::{FeatureRef, ListRef};
 pub use features::{FeaturesRef, NamedFeature, NamedFeatures};
-pub use map::{Effective, Entries, Entry};
+pub use map::{Effective, Entries, Entry, FromEntry, Named};
 pub use ofrecord::OfRecordRef;
 pub use payload::{Payload, PayloadKind, PayloadRef};
 pub use schema::{Kind, Schema};

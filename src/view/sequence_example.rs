@@ -102,22 +102,14 @@ impl<'a> NamedFeatureList<'a> {
 
 /// Iterator over the feature lists of a map: [`FeatureListsRef::iter`]
 /// (`I` = [`Effective`]) and [`FeatureListsRef::entries`] (`I` = [`Entries`]).
-#[derive(Clone, Debug)]
-pub struct NamedFeatureLists<I> {
-    entries: I,
-}
+pub type NamedFeatureLists<'a, I> = Named<I, NamedFeatureList<'a>>;
 
-impl<'a, I> Iterator for NamedFeatureLists<I>
-where
-    I: Iterator<Item = Result<Entry<'a>, DecodeError>>,
-{
-    type Item = Result<NamedFeatureList<'a>, DecodeError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        Some(self.entries.next()?.map(|entry| NamedFeatureList {
+impl<'a> FromEntry<'a> for NamedFeatureList<'a> {
+    fn from_entry(entry: Entry<'a>, _: Schema) -> Self {
+        NamedFeatureList {
             entry,
             list: FeatureListRef { msg: entry.value },
-        }))
+        }
     }
 }
 
@@ -137,17 +129,13 @@ impl<'a> FeatureListsRef<'a> {
     }
 
     /// The effective feature lists, each name once (see [`FeaturesRef::iter`]).
-    pub fn iter(&self) -> NamedFeatureLists<Effective<'a>> {
-        NamedFeatureLists {
-            entries: self.map.effective(),
-        }
+    pub fn iter(&self) -> NamedFeatureLists<'a, Effective<'a>> {
+        Named::new(self.map.effective(), Schema::TensorFlow)
     }
 
     /// Every entry in wire order, duplicates included.
-    pub fn entries(&self) -> NamedFeatureLists<Entries<'a>> {
-        NamedFeatureLists {
-            entries: self.map.entries(),
-        }
+    pub fn entries(&self) -> NamedFeatureLists<'a, Entries<'a>> {
+        Named::new(self.map.entries(), Schema::TensorFlow)
     }
 
     /// Number of distinct feature lists.
