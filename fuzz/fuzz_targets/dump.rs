@@ -3,7 +3,7 @@
 //! returns the error, which is the only error line.
 //!
 //! The checks are in `recordwire_fuzz::targets::dump`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -2,7 +2,7 @@
 //! with and without data CRCs; the invariants are checked in `walk`.
 //!
 //! The checks are in `recordwire_fuzz::targets::framing`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -5,7 +5,7 @@
 //! the same offsets in every format.
 //!
 //! The checks are in `recordwire_fuzz::targets::index`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

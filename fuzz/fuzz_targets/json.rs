@@ -4,7 +4,7 @@
 //! escapes, which are valid JSON that serde_json's `Value` refuses).
 //!
 //! The checks are in `recordwire_fuzz::targets::json`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

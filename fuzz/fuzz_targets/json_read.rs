@@ -3,7 +3,7 @@
 //! double_list, for one) prints as JSON that reads back to the same bytes.
 //!
 //! The checks are in `recordwire_fuzz::targets::json_read`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -3,7 +3,7 @@
 //! succeed and the counts must agree (see `recordwire_fuzz::features`).
 //!
 //! The checks are in `recordwire_fuzz::targets::ofrecord_view`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

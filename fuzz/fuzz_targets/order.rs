@@ -7,7 +7,7 @@
 //! rejected with an error that applies.
 //!
 //! The checks are in `recordwire_fuzz::order`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

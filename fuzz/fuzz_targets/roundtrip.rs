@@ -4,7 +4,7 @@
 //! value, NaN payloads included), shows the same JSON, and encodes to itself.
 //!
 //! The checks are in `recordwire_fuzz::targets::roundtrip`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

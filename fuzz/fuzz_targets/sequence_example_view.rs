@@ -4,7 +4,7 @@
 //! must succeed and the counts must agree.
 //!
 //! The checks are in `recordwire_fuzz::targets::sequence_example_view`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -5,7 +5,7 @@
 //! decompressed (see `recordwire_fuzz::same_walk` for what must agree there).
 //!
 //! The checks are in `recordwire_fuzz::targets::stream`, shared with
-//! `tests/fuzz_regressions.rs`.
+//! `tests/files/fuzz_regressions.rs`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

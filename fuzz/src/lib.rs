@@ -456,7 +456,7 @@ fn json_syntax(text: &str) -> Result<(), serde_json::Error> {
 }
 
 /// Checks that `text` is JSON, lone surrogates allowed. (Outside the fuzz
-/// build, in `tests/fuzz_regressions.rs`, there is no `serde` to ignore the
+/// build, in `tests/files/fuzz_regressions.rs`, there is no `serde` to ignore the
 /// value with: the `\udcXX` escapes, the only surrogates the writer uses,
 /// are turned into `\u00XX`, which keeps the text valid exactly when it was.)
 #[cfg(not(fuzzing))]

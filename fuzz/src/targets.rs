@@ -1,5 +1,5 @@
 //! The body of every fuzz target, one function each (`fuzz_targets/<name>.rs`
-//! calls `targets::<name>`), so that `tests/fuzz_regressions.rs` of the main
+//! calls `targets::<name>`), so that `tests/files/fuzz_regressions.rs` of the main
 //! crate can run the saved crashes and the corpus kept in `testdata/` through
 //! the very same checks without libFuzzer.
 
