@@ -157,7 +157,7 @@ impl ErrorKind {
 /// An error with its kind, file, record id and absolute byte offset.
 ///
 /// Displayed as `[kind]: file: record N at byte O: details`; the command-line
-/// tool prefixes `error`, giving SPEC §8's
+/// tool prefixes `error`, giving the form of docs/FORMAT.md §8.2,
 /// `error[data_crc_mismatch]: train.tfrecord: record 12 at byte 4096: stored 0x…, computed 0x…`.
 /// Each part is left out when it is not known: an I/O error that happened
 /// opening a file has no record and no offset.

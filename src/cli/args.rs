@@ -1,4 +1,4 @@
-//! Command-line arguments (SPEC §9).
+//! Command-line arguments (docs/FORMAT.md §9).
 
 use std::ffi::OsStr;
 use std::marker::PhantomData;

@@ -1,4 +1,4 @@
-//! The `recordwire` command line (SPEC §9), as library functions over
+//! The `recordwire` command line (docs/FORMAT.md §9), as library functions over
 //! writers: `main` only collects the arguments and exits with the status
 //! [`run`] returns.
 //!
@@ -258,7 +258,7 @@ pub(crate) fn next_or_fail<'s>(
     }
 }
 
-/// Prints an error as SPEC §8 shows it.
+/// Prints an error as docs/FORMAT.md §8.2 shows it.
 pub(crate) fn report(stderr: &mut dyn Write, e: &Error) {
     let _ = writeln!(stderr, "error{e}");
 }

@@ -1,4 +1,4 @@
-//! Owned messages and byte-exact encoders (SPEC §4).
+//! Owned messages and byte-exact encoders (docs/FORMAT.md §4).
 //!
 //! The encoders produce exactly the bytes of Google's `SerializeToString` for
 //! the same message, with map entries in the order the caller inserted them:

@@ -22,7 +22,7 @@ pub struct WriterOptions {
     pub level: u32,
     /// Size of the write buffer.
     pub buffer: usize,
-    /// Page-aware padding (SPEC §7, the thesis's writer option): before a
+    /// Page-aware padding (docs/FORMAT.md §7.5, the thesis's writer option): before a
     /// record no larger than a page that would cross a page boundary, write a
     /// pad frame ([`crate::frame::pad`]) so that it starts on the next page
     /// (or the one after, when the gap is shorter than the smallest pad

@@ -1,4 +1,4 @@
-//! Masked CRC32C, as TFRecord stores it (SPEC §1).
+//! Masked CRC32C, as TFRecord stores it (docs/FORMAT.md §1.3).
 //!
 //! TFRecord does not store the plain CRC32C (Castagnoli) of a byte run but a
 //! *masked* one, so that a CRC computed over bytes that themselves contain CRCs
@@ -121,7 +121,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::manual_rotate)] // the formula as SPEC §1 writes it
+    #[allow(clippy::manual_rotate)] // the formula as docs/FORMAT.md §1.3 writes it
     fn mask_formula() {
         let crc = 0xe306_9283u32;
         let expected = ((crc >> 15) | (crc << 17)).wrapping_add(0xa282_ead8);
@@ -140,7 +140,7 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::manual_rotate)] // the formula as SPEC §1 writes it
+    #[allow(clippy::manual_rotate)] // the formula as docs/FORMAT.md §1.3 writes it
     fn empty_record_header_crc() {
         // Rotate and add the delta by hand, independently of `mask`.
         let crc = crc32c::crc32c(&[0u8; 8]);

@@ -1,4 +1,4 @@
-//! TFRecord and OFRecord framing, and the masked CRC32C (SPEC §1, §8).
+//! TFRecord and OFRecord framing, and the masked CRC32C (docs/FORMAT.md §1, §8).
 //!
 //! This layer knows nothing of files: it works on `&[u8]`, never allocates per
 //! record, never panics, and checks every length against the bytes that are
@@ -11,7 +11,7 @@
 //! - [`records`] / [`records_at`]: the iterator over a whole buffer, with the
 //!   error policy of [`ReadOptions`];
 //! - [`detect`]: TFRecord, OFRecord or compressed, from the first bytes;
-//! - [`pad`]: pad frames, valid frames that hold no record (SPEC §7):
+//! - [`pad`]: pad frames, valid frames that hold no record (docs/FORMAT.md §7.5):
 //!   [`is_pad`] recognises one, [`pad::pad_frame`] and friends build one of
 //!   an exact size;
 //! - [`masked_crc32c`], [`mask`], [`unmask`];

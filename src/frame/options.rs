@@ -2,7 +2,7 @@
 
 use crate::names::OptionName;
 
-/// What a reader does after a damaged frame (SPEC §8, "Reading after damage").
+/// What a reader does after a damaged frame (docs/FORMAT.md §8.4, "Reading after damage").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ErrorPolicy {
     /// Stop at the first error, after delivering every valid record before it.
@@ -74,7 +74,7 @@ pub struct ReadOptions {
     pub check_data_crc: bool,
     /// What to do after an error (default [`ErrorPolicy::Fail`]).
     pub policy: ErrorPolicy,
-    /// Skip pad frames (SPEC §7, [`is_pad`](super::is_pad)) without giving
+    /// Skip pad frames (docs/FORMAT.md §7.5, [`is_pad`](super::is_pad)) without giving
     /// them a record id (default `true`).
     pub skip_pads: bool,
 }

@@ -1,4 +1,4 @@
-//! Pad frames (SPEC §7): valid frames that hold no record.
+//! Pad frames (docs/FORMAT.md §7.5): valid frames that hold no record.
 //!
 //! A writer that aligns records to pages (the thesis's padding option, `pack
 //! --pad-to-page`, [`crate::encode::WriterOptions::pad_to_page`]) fills the
@@ -29,7 +29,7 @@
 //! payload size asked for; at the four sizes where it cannot (payloads of
 //! 134, 16391, 2097160 and 268435465 bytes: the minimal encodings jump from
 //! `w` to `w + 1` bytes there), `L` is written with one byte more than minimal
-//! (e.g. 127 as `ff 00`), which protobuf parsers accept (SPEC §3: overlong
+//! (e.g. 127 as `ff 00`), which protobuf parsers accept (docs/FORMAT.md §3.2: overlong
 //! varints are valid).
 //!
 //! [`is_pad`] accepts exactly the payloads that start with [`PAD_TAG`], then a
@@ -84,8 +84,8 @@ pub const PAD_MARKER: &[u8; 15] = b"recordwire-pad\0";
 /// The smallest pad payload: the tag, a one-byte length (15) and the marker.
 pub const MIN_PAD_PAYLOAD: usize = PAD_TAG.len() + 1 + PAD_MARKER.len();
 
-/// The largest pad payload: a field length must stay below 2^31 (SPEC §3's
-/// parsers reject longer ones), written in 5 bytes.
+/// The largest pad payload: a field length must stay below 2^31 (the parsers
+/// of docs/FORMAT.md §3.2 reject longer ones), written in 5 bytes.
 pub const MAX_PAD_PAYLOAD: usize = PAD_TAG.len() + 5 + MAX_FIELD_LEN;
 
 /// The largest length of the pad field's bytes.

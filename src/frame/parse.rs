@@ -19,7 +19,7 @@ pub const TFRECORD_FOOTER_LEN: usize = 4;
 /// Bytes of an OFRecord header: the i64 length.
 pub const OFRECORD_HEADER_LEN: usize = 8;
 
-/// The framing of a record file (SPEC §1).
+/// The framing of a record file (docs/FORMAT.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Framing {
     /// TensorFlow: `u64 length | masked crc32c(length) | data | masked crc32c(data)`.
@@ -78,7 +78,7 @@ pub enum Detected {
     OfRecord,
 }
 
-/// Guesses what a file holds from its first bytes (SPEC §1, "Detection").
+/// Guesses what a file holds from its first bytes (docs/FORMAT.md §1.6, "Detection").
 ///
 /// `prefix` is the start of the file; 12 bytes are enough, fewer are fine (a
 /// file shorter than 12 bytes cannot start with a TFRecord header).
@@ -241,7 +241,7 @@ impl Incomplete {
     }
 
     /// The truncation error this is when no more bytes will come:
-    /// `truncated_header` or `truncated_data` (SPEC §8).
+    /// `truncated_header` or `truncated_data` (docs/FORMAT.md §8.1).
     pub fn error_kind(&self) -> ErrorKind {
         match *self {
             Incomplete::Header { needed, available } => ErrorKind::TruncatedHeader {

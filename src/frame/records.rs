@@ -6,7 +6,7 @@
 //! follow (`eof`), and answers with a record, an error, a request for more
 //! bytes, or the end. The slice iterator [`Records`] always has the whole
 //! input; the streaming reader ([`crate::io::StreamRecords`]) feeds it chunks.
-//! Both thus share one implementation of the error rules of SPEC §8.
+//! Both thus share one implementation of the error rules of docs/FORMAT.md §8.
 
 use std::fmt;
 use std::iter::FusedIterator;
@@ -106,7 +106,7 @@ impl fmt::Debug for Record<'_> {
 /// Iterates over the frames of `buf`, which holds a whole file (offsets start
 /// at 0, ids at 0).
 ///
-/// Yields every record, and errors as SPEC §8 says, following
+/// Yields every record, and errors as docs/FORMAT.md §8 says, following
 /// [`ReadOptions::policy`]: with [`ErrorPolicy::Fail`] the first error is the
 /// last item; with [`ErrorPolicy::Skip`] damaged frames are reported and
 /// skipped (see [`Records::skipped`]).
@@ -419,7 +419,7 @@ impl Walker {
     /// The window must contain the walker's position (everything from the
     /// last [`Step::Need`]'s `from` on); if it does not, the walk ends.
     pub(crate) fn step(&mut self, buf: &[u8], base: u64, eof: bool) -> Step {
-        // Pad frames (SPEC §7) are skipped here, in a loop rather than by
+        // Pad frames (docs/FORMAT.md §7.5) are skipped here, in a loop rather than by
         // recursion so that a run of pads cannot exhaust the stack.
         // `step_frame` gives a skipped pad no id, which is how it is told
         // apart from a record here without looking at its bytes again.

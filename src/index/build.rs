@@ -22,7 +22,7 @@ impl Index {
     /// index: [`crcs_verified`](Index::crcs_verified)). Pad frames are left
     /// out.
     ///
-    /// Errors: the framing layer's (SPEC §8: `truncated_header`,
+    /// Errors: the framing layer's (docs/FORMAT.md §8.1: `truncated_header`,
     /// `truncated_data`, `length_crc_mismatch`, `data_crc_mismatch`,
     /// `invalid_length`) at the first damaged frame, with its offset and the
     /// id it would have had. There is no skip policy: an index of a damaged

@@ -1,5 +1,5 @@
 //! Interchange formats: DALI's / vahidk-tfrecord's text index and the
-//! thesis's raw table of offsets (SPEC §6).
+//! thesis's raw table of offsets (docs/FORMAT.md §6.6, §6.7).
 
 use std::fmt;
 use std::io::{BufWriter, Write};

@@ -1,4 +1,4 @@
-//! Offset index (SPEC §6): record id → frame offset, its file formats,
+//! Offset index (docs/FORMAT.md §6): record id → frame offset, its file formats,
 //! random access, and datasets of many files.
 //!
 //! An [`Index`] holds, for the `n` records of a data file, the offset of each

@@ -1,5 +1,5 @@
 //! Pad frames, as the index sees them: re-exported from [`crate::frame::pad`],
-//! where they are defined (SPEC §7).
+//! where they are defined (docs/FORMAT.md §7.5).
 //!
 //! The index builders call [`is_pad`] on every frame and leave pad frames out
 //! of the index, so that record ids count records only; an index records

@@ -43,7 +43,7 @@ pub use stream::StreamRecords;
 /// The compression of a whole record file (TensorFlow's `compression_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Compression {
-    /// Detect it from the first bytes (SPEC §1): a GZIP or ZLIB header that
+    /// Detect it from the first bytes (docs/FORMAT.md §1.6): a GZIP or ZLIB header that
     /// is not a valid TFRecord header.
     #[default]
     Auto,

@@ -79,7 +79,7 @@ pub fn open_source(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Sour
 
 impl Source {
     /// Opens `path`, or stdin for `-`, detecting framing and compression
-    /// unless `options` name them (SPEC §1, "Detection"; see the table above
+    /// unless `options` name them (docs/FORMAT.md §1.6, "Detection"; see the table above
     /// for the reader used).
     ///
     /// Errors: `io_error` (with the file name) when the input cannot be

@@ -1,5 +1,5 @@
 //! Records as JSON, following protobuf's canonical JSON mapping with the
-//! original field names (SPEC §5): what
+//! original field names (docs/FORMAT.md §5): what
 //! `json_format.MessageToDict(msg, preserving_proto_field_name=True)` gives.
 //!
 //! - int64 values are strings, int32 values numbers, bytes standard base64;
@@ -53,7 +53,7 @@ fn wanted(filter: FeatureFilter<'_>, name: &[u8]) -> bool {
 
 pub use crate::names::write_json_string as write_str_bytes;
 
-/// A float or double as SPEC §5 wants it.
+/// A float or double as docs/FORMAT.md §5.2 wants it.
 trait JsonFloat: Copy + std::fmt::Debug {
     fn special(self) -> Option<&'static str>;
     /// Whether `text` reads back to this value the way protobuf's JSON
@@ -290,7 +290,7 @@ pub fn write_sequence_example(
 }
 
 /// Appends a record of any payload kind as one JSON object (no newline),
-/// validating it first (`strict` as SPEC §3). `raw` payloads print as
+/// validating it first (`strict` as docs/FORMAT.md §3.6). `raw` payloads print as
 /// `{"raw":"<base64>"}`.
 pub fn write_record(
     out: &mut Vec<u8>,

@@ -1,5 +1,5 @@
 //! Epoch orders, page-aware shuffling, and each worker's part of an epoch
-//! (SPEC §7).
+//! (docs/FORMAT.md §7).
 //!
 //! An order is the sequence of record ids that one data-loader worker reads
 //! in one epoch. It is a pure function of the record count, the record

@@ -3,7 +3,7 @@
 //!
 //! A view is a few words pointing into the record's bytes; nothing is decoded
 //! until an accessor asks, and nothing is copied or allocated. The semantics
-//! are those of Google's parser (SPEC §3): a singular message that appears
+//! are those of Google's parser (docs/FORMAT.md §3.3): a singular message that appears
 //! several times is merged, the last oneof member on the wire wins, a map key
 //! that appears twice keeps its last entry, packed and unpacked numeric runs
 //! concatenate, and unknown fields are skipped.
@@ -99,7 +99,7 @@ fn validate_top<'a>(
 /// Options for validating a record.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DecodeOptions {
-    /// Strict mode (SPEC §3): also report duplicate keys, unknown fields and
+    /// Strict mode (docs/FORMAT.md §3.6): also report duplicate keys, unknown fields and
     /// mixed packed/unpacked encodings as errors.
     pub strict: bool,
 }

@@ -1,4 +1,4 @@
-//! Semantics of the views against hand-built encodings (SPEC §3).
+//! Semantics of the views against hand-built encodings (docs/FORMAT.md §3).
 
 use super::*;
 use crate::wire::{encode_varint, DecodeReason};

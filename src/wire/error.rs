@@ -4,7 +4,7 @@ use super::MAX_DEPTH;
 
 /// What went wrong in a payload: the reason of a `decode_error`.
 ///
-/// These are the wire-level rules of SPEC §3; each is found at an absolute
+/// These are the wire-level rules of docs/FORMAT.md §3; each is found at an absolute
 /// byte offset carried by the enclosing [`DecodeError`] or [`crate::Error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -1,5 +1,5 @@
 //! The protobuf wire format over borrowed bytes: varints, tags, lengths and
-//! field iteration, with the rules of Google's parser (SPEC §3).
+//! field iteration, with the rules of Google's parser (docs/FORMAT.md §3).
 //!
 //! Nothing here allocates or does I/O. Every reader knows the absolute byte
 //! offset of its first byte (`base`), so every [`DecodeError`] says where in

@@ -1,5 +1,5 @@
 //! `bench`: read throughput and random-access latency on this machine
-//! (SPEC §9).
+//! (docs/FORMAT.md §9).
 //!
 //! # What is measured
 //!
