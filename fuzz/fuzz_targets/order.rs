@@ -1,4 +1,4 @@
-//! Epoch orders and sharding (SPEC §7): an order configuration read from the
+//! Epoch orders and sharding (docs/FORMAT.md §7): an order configuration read from the
 //! input (count, record offsets, mode, seed, epoch, rank/world,
 //! worker/workers, tail policy; valid or not), and the module's promises
 //! about it: every epoch is a permutation of what it should cover, the

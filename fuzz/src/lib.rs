@@ -83,7 +83,7 @@ pub type Item = (
 /// - ids are consecutive from 0 (a damaged frame or skipped range uses one id)
 ///   and every error carries the id and start offset of the frame being read;
 /// - the records' frames, the skipped ranges and the pad frames the walk
-///   passes over without an item (SPEC §7) tile the input from 0 up to
+///   passes over without an item (docs/FORMAT.md §7.5) tile the input from 0 up to
 ///   where the walk stops; an error that skips nothing ends the walk, and a
 ///   walk that ends without such an error has consumed the whole input;
 /// - the error count and limit are kept, and the walk terminates (each item

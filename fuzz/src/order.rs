@@ -1,5 +1,5 @@
 //! The checks of the `order` target: an order configuration read from the
-//! input, and the promises of `recordwire::order` about it (SPEC §7).
+//! input, and the promises of `recordwire::order` about it (docs/FORMAT.md §7).
 //!
 //! Two scales:
 //!

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Cross-checks testdata/bad/hostile.json against Google's protobuf parsers (optional).
 
-SPEC section 3 makes Google's parser the reference: a payload must be rejected exactly when
+docs/FORMAT.md §3 makes Google's parser the reference: a payload must be rejected exactly when
 ParseFromString rejects it. For every manifest entry about a payload (those with `payload_offset`),
 this script parses the hostile payload with protobuf's runtimes, upb (the default) and the
 pure-Python one, and compares accept/reject (and, for accepted payloads, MessageToDict) with the

@@ -10,7 +10,7 @@ and fixed-Huffman blocks), so rerunning it gives byte-identical files:
 Every file is a small record file whose first records are valid, then one damaged or hostile record
 (or frame), then, where the damage does not swallow them, more valid records. Each manifest entry says
 what reading it must give (see testdata/README.md, section "bad/hostile/"): the outcome (an error
-kind of SPEC section 8 or "ok"), the record id and absolute byte offset of the error (in the
+kind of docs/FORMAT.md §8.1 or "ok"), the record id and absolute byte offset of the error (in the
 decompressed stream for compressed files), the records delivered before it (as JSON lines), the
 records delivered in skip mode, and, for payload errors, the DecodeReason and where the payload is.
 
@@ -39,7 +39,7 @@ MANIFEST = os.path.join(BAD, "hostile.json")
 MAX_DEPTH = 100  # Google's kDefaultRecursionLimit; the top-level message is depth 0.
 
 # --------------------------------------------------------------------------------------------
-# CRC32C and TFRecord's mask (SPEC section 1)
+# CRC32C and TFRecord's mask (docs/FORMAT.md §1.3)
 
 
 def _crc32c_table():
@@ -193,7 +193,7 @@ def build(schema, i, extra=None, key=b"id", id_values=None, w_lists=None, replac
 
 
 def record_json(schema, i, name=None, id_values=None, w_values=None, escaped=False):
-    """The record as `recordwire cat` prints it (SPEC section 5), as a JSON line."""
+    """The record as `recordwire cat` prints it (docs/FORMAT.md §5), as a JSON line."""
     ids = [i] if id_values is None else id_values
     feats = {}
     feats["id" if name is None else name] = {"int64_list": {"value": [str(v) for v in ids]}}

@@ -77,7 +77,7 @@ def load_record_pb2():
 record_pb2 = load_record_pb2()
 
 # --------------------------------------------------------------------------------------------
-# CRC32C (Castagnoli), table-driven, and TFRecord's mask (SPEC section 1).
+# CRC32C (Castagnoli), table-driven, and TFRecord's mask (docs/FORMAT.md §1.3).
 
 def _crc32c_table():
     table = []
@@ -353,7 +353,7 @@ def rand_tf_features(rng, count):
 def build_examples():
     rng = random.Random(20240601)
     recs = []
-    # 0: the example of SPEC section 5
+    # 0: the example of docs/FORMAT.md §5.1
     recs.append(ex([("label", fi(7)), ("image", fb(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01")),
                     ("w", ff(1.0, 0.5))]))
     # 1: Example() (features absent); 2: Example(features=Features()) (present, empty)
@@ -654,7 +654,7 @@ def make_ref():
 # damaged files
 
 def simulate(stream, framing, payload_kind, policy, stream_error=None):
-    """The project's reading rules (SPEC section 8) on a (decompressed) stream.
+    """The project's reading rules (docs/FORMAT.md §8.4) on a (decompressed) stream.
 
     Returns (delivered, errors) with errors as (kind, record, offset). stream_error: the
     decompressor failed after producing `stream` (compression_error at the first frame that is

@@ -1,6 +1,6 @@
 //! Differential property tests against prost.
 //!
-//! The messages of both schemas (SPEC §2) are declared by hand with
+//! The messages of both schemas (docs/FORMAT.md §2) are declared by hand with
 //! `#[derive(prost::Message)]` (`tests/support/prost_mirror.rs`). Records are
 //! generated with proptest and encoded by the test's own writer
 //! (`common::encode`), which produces the encodings Google's parser accepts but
@@ -398,7 +398,7 @@ fn non_utf8_example_key_is_rejected_by_prost_and_recordwire() {
 #[test]
 fn depth_limit_agrees_with_prost_at_every_level() {
     // prost counts nesting like Google's upb (the message a map entry is
-    // counts as a level) and like SPEC §3: 100 levels below the record.
+    // counts as a level) and like docs/FORMAT.md §3.2: 100 levels below the record.
     for depth in 93..=102 {
         let g = F::Raw(common::nested_groups(11, depth));
         let list = vec![g.clone(), varint(1, 1)];

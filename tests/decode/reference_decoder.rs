@@ -1,6 +1,6 @@
 //! A naive reference decoder, checked against recordwire's fast views.
 //!
-//! The reference implements SPEC §3 directly, in the most obvious way: byte
+//! The reference implements docs/FORMAT.md §3 directly, in the most obvious way: byte
 //! at a time, recursive, allocating owned values for everything, every
 //! message parsed into a list of fields first and only then interpreted. A
 //! message field that appears again is parsed into the same value (so a oneof
@@ -314,7 +314,7 @@ fn merge_member(into: &mut RFeature, n: u32, l: RList) {
 /// message field that appears again: each member occurrence is merged in
 /// turn, so a member in this payload can clear one set by an earlier payload.
 /// (This is not `MergeFrom` of the payload parsed on its own: for a oneof the
-/// two differ, and Google's parsers, prost and SPEC §3 all do this.)
+/// two differ, and Google's parsers, prost and docs/FORMAT.md §3.3 all do this.)
 fn feature_into(f: &mut RFeature, data: &[u8], depth: u32, schema: Schema) -> R<()> {
     for (n, v) in fields(data, depth)? {
         if let (Some(kind), WV::Len(b)) = (feature_kind(schema, n), v) {
@@ -436,7 +436,7 @@ fn to_map<V, O>(entries: &[(Vec<u8>, V)], obs: impl Fn(&V) -> O) -> MapObs<O> {
     }
 }
 
-/// Decodes `data` as `kind`, the way SPEC §3 says Google's parser does.
+/// Decodes `data` as `kind`, the way docs/FORMAT.md §3 says Google's parser does.
 fn reference(kind: PayloadKind, data: &[u8]) -> R<RecObs> {
     let top = fields(data, 0)?;
     let payloads = |number: u32| -> Vec<Vec<u8>> {

@@ -5,7 +5,7 @@
 //! The dumps are copied exactly as printed, with the article's quirks: `||`
 //! markers inserted before two groups, a last line without its ASCII column,
 //! and one byte printed with 7 binary digits (`0001010` at offset 0x47, which
-//! SPEC §4 says is `0x0a`). A small nom parser reads that format: an offset
+//! docs/FORMAT.md §4.4 says is `0x0a`). A small nom parser reads that format: an offset
 //! `0000000:`, groups of 7 or 8 binary digits (each optionally preceded by
 //! `||`), then the ASCII column.
 
@@ -229,7 +229,7 @@ fn example_dump_has_one_seven_digit_byte_at_0x47() {
             digits: "0001010".to_owned(),
             value: 0x0a
         }],
-        "exactly one short group, 0001010 = 0x0a at 0x47 (SPEC §4)"
+        "exactly one short group, 0001010 = 0x0a at 0x47 (docs/FORMAT.md §4.4)"
     );
     assert_eq!(p.bytes[0x47], 0x0a);
     // The article's markers sit before the second and third map entries.

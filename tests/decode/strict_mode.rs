@@ -1,4 +1,4 @@
-//! Strict mode (SPEC §3) through the command line: duplicate keys, unknown
+//! Strict mode (docs/FORMAT.md §3.6) through the command line: duplicate keys, unknown
 //! fields (at every level of a tf.Example and an OFRecord) and mixed
 //! packed/unpacked lists are reported with the record id and the absolute
 //! byte offset of the offending field, computed here from how each record is

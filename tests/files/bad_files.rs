@@ -1,6 +1,6 @@
 //! Every damaged file of `testdata/bad/` (see `testdata/bad/manifest.json` and
 //! `testdata/README.md`), through the CLI (in-process and the built binary)
-//! and through the library, against SPEC §8:
+//! and through the library, against docs/FORMAT.md §8:
 //!
 //! - `cat` (fail policy): exit 1, exactly one error line
 //!   `error[<kind>]: <file>: record <R> at byte <O>: …`, and on stdout exactly

@@ -3,7 +3,7 @@
 //! killed while it replaces an existing file, and a damaged index that must be
 //! rejected rather than trusted.
 //!
-//! What is promised for a file being appended to (SPEC §8): every reader —
+//! What is promised for a file being appended to (docs/FORMAT.md §8.5): every reader —
 //! the map, a plain read (`--no-mmap`), and a stream over the open file —
 //! delivers exactly the records complete in the bytes it saw, byte for byte,
 //! and then either ends (the file ended on a frame boundary) or reports

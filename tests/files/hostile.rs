@@ -1,7 +1,7 @@
 //! The hostile-input suite: every file of `testdata/bad/hostile/`, described
 //! in `testdata/bad/hostile.json` (written by `testdata/gen/make_hostile.py`;
 //! see `testdata/README.md`). Each entry says what reading the file must give:
-//! an error kind of SPEC §8 with its record id, absolute byte offset (in the
+//! an error kind of docs/FORMAT.md §8 with its record id, absolute byte offset (in the
 //! decompressed stream for compressed files) and, for payload errors, its
 //! `DecodeReason`; or `ok`. And which records come before the error, as the
 //! JSON lines `cat` prints.
@@ -387,7 +387,7 @@ fn check_verify(h: &Hostile, path: &str, out: &Out, how: &str) {
 // The manifest itself
 // ---------------------------------------------------------------------------
 
-/// The suite covers what issue 6 asks: every SPEC §8 kind (but
+/// The suite covers what issue 6 asks: every docs/FORMAT.md §8.1 kind (but
 /// `stale_index`, which is about index files) in both framings and, where it
 /// can occur inside a stream, in GZIP and ZLIB streams; every payload attack
 /// in both payloads; and every file is there with its size.

@@ -1,4 +1,4 @@
-//! Page-aware padding (SPEC §7): after `pack --pad-to-page`, `cat` gives the
+//! Page-aware padding (docs/FORMAT.md §7.5): after `pack --pad-to-page`, `cat` gives the
 //! same records, `verify` passes, no record smaller than a page crosses a
 //! page boundary, indexes never list pads, and `inspect` reports their cost.
 

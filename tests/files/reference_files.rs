@@ -601,7 +601,7 @@ fn cat_features_keeps_only_those() {
 }
 
 // ---------------------------------------------------------------------------
-// The text of numbers (SPEC §5)
+// The text of numbers (docs/FORMAT.md §5.2)
 // ---------------------------------------------------------------------------
 
 /// The `value` list of `feature` in one of our lines, as written: numbers

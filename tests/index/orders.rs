@@ -1,4 +1,4 @@
-//! Properties of the epoch orders (SPEC §7), through the public API only.
+//! Properties of the epoch orders (docs/FORMAT.md §7), through the public API only.
 //!
 //! For random record sizes and counts, every mode, seeds, epochs and shards:
 //!
@@ -367,7 +367,7 @@ fn first_ids(count: u64, offsets: &[u64], spec: OrderSpec, epoch: u64, take: usi
 }
 
 /// Test vectors: computed once by this implementation and frozen, so that
-/// any change of the algorithm (SPEC §7: the same order on every machine
+/// any change of the algorithm (docs/FORMAT.md §7.1: the same order on every machine
 /// and in every version) fails here.
 #[test]
 fn test_vectors_freeze_every_mode() {

@@ -5,7 +5,7 @@
 //!   mixed numeric runs, unknown fields of every wire type, groups, ...), not
 //!   only the canonical one;
 //! * proptest strategies that generate tf.Example, tf.SequenceExample and
-//!   OFRecord payloads in that AST, with all of SPEC §3's quirks;
+//!   OFRecord payloads in that AST, with all of docs/FORMAT.md §3's quirks;
 //! * comparable owned forms ([`Rec`], [`RecObs`]) and observers that read a
 //!   record through *every* accessor of recordwire's views, checking that the
 //!   accessors agree with each other on the way.

@@ -3,7 +3,7 @@
 //!
 //! - [`cli`]: runs the command line, in-process or as the built binary;
 //! - [`common`]: the wire-level AST and its encoder, the proptest generators
-//!   of records with all of SPEC §3's quirks, and the observers that read a
+//!   of records with all of docs/FORMAT.md §3's quirks, and the observers that read a
 //!   record through every accessor of the views;
 //! - [`prost_mirror`]: prost's view of the schemas (also used by the
 //!   benchmarks).

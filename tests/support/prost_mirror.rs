@@ -1,4 +1,4 @@
-//! prost's view of the schemas (SPEC §2): the messages declared by hand with
+//! prost's view of the schemas (docs/FORMAT.md §2): the messages declared by hand with
 //! `#[derive(prost::Message)]`, the way `prost-build` would generate them,
 //! plus the wire-equivalent forms the tests need. The one mirror of the
 //! schemas, used by the prost differential tests, the encoder's properties

@@ -1,5 +1,5 @@
-//! Property tests of the owned messages and their encoders (SPEC §4) and of
-//! the JSON round trip (SPEC §5).
+//! Property tests of the owned messages and their encoders (docs/FORMAT.md §4) and of
+//! the JSON round trip (docs/FORMAT.md §5).
 //!
 //! Random owned `Example`s, `SequenceExample`s and `OfRecord`s (all five
 //! list kinds, int32/int64 extremes, float and double specials with NaN
@@ -33,7 +33,7 @@
 //! **prost and canonical bytes.** prost's map encoder leaves out a map entry's
 //! key when it is the empty string and its value when it equals the default
 //! (a `Feature` with no kind, an empty `FeatureList`); Google's
-//! `SerializeToString`, and SPEC §4, always write both. prost's `map` fields
+//! `SerializeToString`, and docs/FORMAT.md §4.1, always write both. prost's `map` fields
 //! are therefore canonical only for messages whose keys are non-empty and
 //! whose values are set (pinned by
 //! `prost_differs_map_entries_omit_empty_key_and_default_value`). For the
@@ -426,7 +426,7 @@ fn sorted(m: &Message) -> Message {
 }
 
 // ---------------------------------------------------------------------------
-// An independent canonical writer (SPEC §2 and §4, field numbers written out)
+// An independent canonical writer (docs/FORMAT.md §2 and §4, field numbers written out)
 // ---------------------------------------------------------------------------
 
 mod canon {
@@ -1985,7 +1985,7 @@ proptest! {
 // ---------------------------------------------------------------------------
 
 /// prost's map encoder omits an entry's empty key and default value, which
-/// Google's `SerializeToString` (and SPEC §4) write: the reason the property
+/// Google's `SerializeToString` (and docs/FORMAT.md §4.1) write: the reason the property
 /// compares bytes with prost's maps only where keys are non-empty and values
 /// set.
 #[test]
@@ -2083,7 +2083,7 @@ fn json_float_extremes_round_trip() {
     }
 }
 
-/// SPEC §3/§5: tf.Example is proto3, so a feature name that is not UTF-8
+/// docs/FORMAT.md §3.3/§5.4: tf.Example is proto3, so a feature name that is not UTF-8
 /// makes the record invalid, and the `\udcXX` form is for OFRecord names
 /// only (README: "possible only in an OFRecord"). Reading such a name from
 /// JSON into a tf.Example must be refused, or at least not produce bytes

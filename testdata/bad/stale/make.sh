@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes testdata/bad/stale/: record files and index files that do not belong
-# together (SPEC §6 and §8, `stale_index`), checked by tests/index/stale_index.rs;
+# together (docs/FORMAT.md §6 and §8, `stale_index`), checked by tests/index/stale_index.rs;
 # testdata/README.md says what each one is. Needs cargo and coreutils; the
 # index files are written by recordwire itself (the native format is frozen).
 #
