@@ -1,5 +1,7 @@
 //! The annotated wire tree of a payload, offset by offset, in the manner of
-//! the byte-by-byte tf.Example analysis in the project's seeds.
+//! the byte-by-byte tf.Example analysis in the project's seeds (a blog
+//! article that explains `xxd -b` dumps of a serialized map and tf.Example
+//! bit by bit; the dumps are `testdata/seed_*.xxd`, docs/FORMAT.md §4.4).
 //!
 //! Each line shows the absolute offset of a field, the bytes of its tag and
 //! length (or of its whole value when it is a scalar), the field's name in

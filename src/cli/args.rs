@@ -234,7 +234,8 @@ pub enum Command {
         read: ReadArgs,
         /// Index format: native (binary, checked against the data at every
         /// open), dali (DALI's / the tfrecord package's text index) or lirs
-        /// (the raw u64 offset table).
+        /// (the raw u64 offset table of the LIRS thesis on random-access
+        /// TFRecord: each record's start, nothing else).
         #[arg(long, value_parser = named::<IndexFormat>(), default_value = "native")]
         format: IndexFormat,
         /// Where to write it (`-` for stdout; default: `FILE.rwindex` for

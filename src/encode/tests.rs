@@ -1,6 +1,7 @@
 use super::*;
 
-/// The 104 bytes of the seed's tf.Example dump (testdata/seed_example.xxd).
+/// The 104 bytes of the seed's tf.Example dump (testdata/seed_example.xxd,
+/// docs/FORMAT.md §4.4).
 const SEED: [u8; 104] = [
     0x0a, 0x66, 0x0a, 0x25, 0x0a, 0x11, b'm', b'a', b's', b'k', b'e', b'd', b'_', b'l', b'm', b'_',
     b'w', b'e', b'i', b'g', b'h', b't', b's', 0x12, 0x10, 0x12, 0x0e, 0x0a, 0x0c, 0, 0, 0x80, 0x3f,

@@ -1,5 +1,7 @@
 //! Interchange formats: DALI's / vahidk-tfrecord's text index and the
-//! thesis's raw table of offsets (docs/FORMAT.md §6.6, §6.7).
+//! thesis's raw table of offsets (docs/FORMAT.md §6.6, §6.7). The latter is
+//! called `lirs` after LIRS, "a lightweight implementation of random
+//! shuffling", which the thesis applies to TFRecord with this table.
 
 use std::fmt;
 use std::io::{BufWriter, Write};
@@ -21,7 +23,8 @@ pub enum IndexFormat {
     /// record, `size` being the whole frame, in decimal: `dali`.
     Dali,
     /// The thesis's raw offset table: the frame starts as u64
-    /// little-endian, nothing else: `lirs`.
+    /// little-endian, nothing else: `lirs` (after LIRS, the random shuffling
+    /// the thesis builds on this table; docs/FORMAT.md §6.7).
     Lirs,
 }
 

@@ -18,7 +18,10 @@
 //! - **Interchange** ([`Index::read_dali`], [`Index::write_dali`],
 //!   [`Index::read_lirs`], [`Index::write_lirs`]): DALI's and
 //!   vahidk/tfrecord's text index, and the thesis's raw table of offsets,
-//!   checked against the data when read.
+//!   checked against the data when read. (`lirs` is that table: the thesis
+//!   applies LIRS, "a lightweight implementation of random shuffling", to
+//!   TFRecord, and writes every record's offset beside the file for it;
+//!   docs/FORMAT.md, "Terms" and §6.7.)
 //! - **Random access** ([`Index::get`], [`Index::get_many`]): a borrowed
 //!   [`Record`](crate::frame::Record), its length taken from the frame header
 //!   and checked against the index.

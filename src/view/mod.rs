@@ -16,7 +16,8 @@
 //! ```
 //! use recordwire::view::{ExampleRef, ListRef};
 //!
-//! // The tf.Example of the seed analysis (testdata/seed_example.xxd).
+//! // The tf.Example of the seed analysis (testdata/seed_example.xxd: a blog
+//! // article's byte-by-byte `xxd -b` dump; docs/FORMAT.md §4.4).
 //! let bytes = [
 //!     0x0a, 0x66, 0x0a, 0x25, 0x0a, 0x11, b'm', b'a', b's', b'k', b'e', b'd', b'_', b'l',
 //!     b'm', b'_', b'w', b'e', b'i', b'g', b'h', b't', b's', 0x12, 0x10, 0x12, 0x0e, 0x0a,

@@ -8,7 +8,9 @@
 //! ```
 //! use recordwire::wire::{FieldReader, Value};
 //!
-//! // The `map<string, int64>` dump of the seed analysis: {"test": 300}.
+//! // The `map<string, int64>` dump of the seed analysis: {"test": 300}. (The
+//! // seed dumps are the `xxd -b` dumps of a blog article that decodes
+//! // protobuf bytes by hand, kept in testdata/seed_*.xxd: docs/FORMAT.md §4.4.)
 //! let msg = [0x0a, 0x09, 0x0a, 0x04, b't', b'e', b's', b't', 0x10, 0xac, 0x02];
 //! let mut outer = FieldReader::new(&msg, 0, 0);
 //! let entry = outer.next().unwrap().unwrap();

@@ -1,6 +1,9 @@
-//! The two `xxd -b` dumps of the seed article (`shared/seeds/002_…txt`, the
-//! byte-by-byte analysis of a tf.Example), kept verbatim in
+//! The two `xxd -b` dumps of the seed article, kept verbatim in
 //! `testdata/seed_map.xxd` and `testdata/seed_example.xxd`, as test vectors.
+//! The article (a blog post, "tfrecord二进制解析") is one of the documents
+//! the project was started from, which are not in this repository; it
+//! explains a serialized `map<string, int64>` and a tf.Example bit by bit
+//! (docs/FORMAT.md, "Terms" and §4.4).
 //!
 //! The dumps are copied exactly as printed, with the article's quirks: `||`
 //! markers inserted before two groups, a last line without its ASCII column,
