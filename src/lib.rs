@@ -103,6 +103,15 @@
 //! `unsafe` block: mapping the file, which is sound only while no other
 //! process truncates or rewrites it; [`io::OpenOptions::mmap`] (`--no-mmap`)
 //! reads the file instead.
+//!
+//! # The contract
+//!
+//! `docs/FORMAT.md`, in the repository, is the format and behaviour contract
+//! that these docs cite as `docs/FORMAT.md §N`: framing, decoding rules, the
+//! JSON convention, index files, orders, errors and the command line. Its
+//! "Terms" explain the words met here and there: the seeds and the seed dumps
+//! (the documents the project started from, and the byte dumps kept from one
+//! of them in `testdata/seed_*.xxd`), the thesis, and LIRS.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "cli")]
