@@ -7,7 +7,7 @@ use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
 use crate::index::{sidecar_path, Index, IndexFormat, Shard};
-use crate::io::{OpenOptions, RecordFile};
+use crate::io::{OpenOptions, RecordFile, Source};
 
 fn fatal(e: Error) -> Failure {
     Failure::Fatal(e, EXIT_USAGE)
@@ -73,11 +73,23 @@ pub(super) fn count(
     }
     let mut total = 0u64;
     for path in files {
-        let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-        let n = shard.len();
+        let (n, name) = match index {
+            Some(_) => {
+                let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+                (shard.len(), shard.file().name().to_owned())
+            }
+            None => {
+                let mut source = read.open(path, ErrorPolicy::Fail)?;
+                let n = match current_sidecar(path, &source, read, stderr) {
+                    Some(index) => index.len(),
+                    None => count_by_reading(&mut source, stderr)?,
+                };
+                (n, source.name().to_owned())
+            }
+        };
         total += n;
         if files.len() > 1 {
-            writeln!(stdout, "{n}\t{}", shard.file().name())?;
+            writeln!(stdout, "{n}\t{name}")?;
         } else {
             writeln!(stdout, "{n}")?;
         }
@@ -86,6 +98,57 @@ pub(super) fn count(
         writeln!(stdout, "{total}\ttotal")?;
     }
     Ok(())
+}
+
+/// The current sidecar index of `path` when `source` is a plain file that
+/// has one; a sidecar that does not belong to the data is passed over with a
+/// note on stderr.
+fn current_sidecar(
+    path: &Path,
+    source: &Source,
+    read: &ReadArgs,
+    stderr: &mut dyn Write,
+) -> Option<Index> {
+    let file = source.as_file()?;
+    let sidecar = sidecar_path(path);
+    if path == Path::new("-") || !sidecar.is_file() {
+        return None;
+    }
+    match Index::load_native(&sidecar, file.bytes(), !read.no_mmap) {
+        Ok(index) if index.framing() == file.framing() => Some(index),
+        Ok(index) => {
+            let _ = writeln!(
+                stderr,
+                "note: {}: the index is for {} data, the data is read as {}: counting by reading the file",
+                sidecar.display(),
+                index.framing(),
+                file.framing()
+            );
+            None
+        }
+        Err(e) => {
+            let _ = writeln!(
+                stderr,
+                "note: {}: not used ({e}): counting by reading the file",
+                sidecar.display()
+            );
+            None
+        }
+    }
+}
+
+/// Counts the records of `source` by walking it, as `verify` does: both CRCs
+/// checked (unless `--no-data-crc`), in constant memory for streams; the
+/// first damage is reported where the other commands report it.
+fn count_by_reading(source: &mut Source, stderr: &mut dyn Write) -> Result<u64, Failure> {
+    let mut n = 0u64;
+    while let Some(item) = source.next_record() {
+        match item {
+            Ok(_) => n += 1,
+            Err(e) => return Err(data_or_fatal(e, stderr)),
+        }
+    }
+    Ok(n)
 }
 
 /// A progress line on stderr when it is a terminal.

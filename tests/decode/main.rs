@@ -12,6 +12,7 @@ mod counting_alloc;
 #[path = "../support/mod.rs"]
 mod support;
 
+mod count_memory;
 mod no_alloc;
 mod prost_differential;
 mod reference_decoder;
