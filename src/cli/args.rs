@@ -347,6 +347,25 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// The record files the command reads (not its JSON or index inputs).
+    pub fn record_files(&self) -> Vec<&std::path::Path> {
+        match self {
+            Command::Cat { files, .. }
+            | Command::Verify { files, .. }
+            | Command::Count { files, .. } => files.iter().map(PathBuf::as_path).collect(),
+            Command::Dump { file, .. }
+            | Command::Index { file, .. }
+            | Command::Get { file, .. }
+            | Command::Order { file, .. }
+            | Command::Inspect { file, .. }
+            | Command::Bench { file, .. } => vec![file.as_path()],
+            Command::Convert { input, .. } => vec![input.as_path()],
+            Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),
+        }
+    }
+}
+
 /// Output options of the commands that write record files.
 #[derive(Debug, Clone, Args)]
 pub struct WriteArgs {

@@ -78,7 +78,30 @@ where
             return code;
         }
     };
-    let result = match cli.command {
+    let result = match no_index_among(cli.command.record_files()) {
+        Err(e) => Err(e),
+        Ok(()) => dispatch(cli.command, stdout, stderr),
+    };
+    let code = match result {
+        Ok(()) => EXIT_OK,
+        Err(Failure::Data) => EXIT_DATA,
+        Err(Failure::Closed) => EXIT_OK,
+        Err(Failure::Usage(m)) => {
+            let _ = writeln!(stderr, "error: {m}");
+            EXIT_USAGE
+        }
+        Err(Failure::Fatal(e, code)) => {
+            let _ = writeln!(stderr, "error{e}");
+            code
+        }
+    };
+    let _ = stdout.flush();
+    code
+}
+
+/// Runs one parsed command.
+fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
+    match command {
         Command::Cat {
             files,
             read,
@@ -224,22 +247,25 @@ where
             stdout,
             stderr,
         ),
-    };
-    let code = match result {
-        Ok(()) => EXIT_OK,
-        Err(Failure::Data) => EXIT_DATA,
-        Err(Failure::Closed) => EXIT_OK,
-        Err(Failure::Usage(m)) => {
-            let _ = writeln!(stderr, "error: {m}");
-            EXIT_USAGE
+    }
+}
+
+/// Refuses an index file given where a record file is expected, naming it
+/// and its format (an index of a dataset's files is easy to catch in a
+/// shell glob such as `train-*`).
+fn no_index_among<'p>(files: impl IntoIterator<Item = &'p Path>) -> Result<(), Failure> {
+    for path in files {
+        if path == Path::new("-") {
+            continue;
         }
-        Err(Failure::Fatal(e, code)) => {
-            let _ = writeln!(stderr, "error{e}");
-            code
+        if let Some(format) = crate::index::index_file_at(path) {
+            return Err(Failure::Usage(format!(
+                "{}: this is an index file ({format}), not a record file; give an index with --index",
+                path.display()
+            )));
         }
-    };
-    let _ = stdout.flush();
-    code
+    }
+    Ok(())
 }
 
 /// The next record of a walk that stops at the first error: the error is

@@ -238,8 +238,12 @@ impl Dataset {
     /// any run of characters (none included), `?` exactly one; everything
     /// else, and the directory part, is literal. As in a shell, a name
     /// starting with `.` is matched only by a pattern starting with `.`.
-    /// Sidecar indexes (`*.rwindex`) are left out unless the pattern itself
-    /// ends with `.rwindex`. No match gives an empty list.
+    /// Index files are left out: sidecars (`*.rwindex`) by name, unless the
+    /// pattern itself ends with `.rwindex`, and every index recordwire
+    /// writes (native, DALI text, raw offset table) by its first bytes
+    /// ([`index_file_format`](super::index_file_format)), so that a DALI
+    /// `FILE.idx` beside `FILE` does not join `train-*`. No match gives an
+    /// empty list.
     ///
     /// Errors: `io_error` when the directory cannot be read.
     pub fn glob(pattern: impl AsRef<Path>) -> Result<Vec<PathBuf>, Error> {
@@ -284,7 +288,7 @@ impl Dataset {
                 continue;
             }
             let path = parent.join(&name);
-            if path.is_file() {
+            if path.is_file() && (want_sidecars || !is_index_file(&path)) {
                 found.push(path);
             }
         }
@@ -385,6 +389,36 @@ fn wildcard<T: PartialEq + Copy>(pattern: &[T], name: &[T], star: T, one: T) -> 
         }
     }
     pattern[p..].iter().all(|&c| c == star)
+}
+
+/// Whether the file at `path` is an index file ([`super::index_file_format`]);
+/// a file that cannot be read is not (opening it will say why).
+fn is_index_file(path: &Path) -> bool {
+    index_file_at(path).is_some()
+}
+
+/// The format of the index file at `path`, or `None` when it is not one (or
+/// cannot be read: opening it will say why).
+pub(crate) fn index_file_at(path: &Path) -> Option<super::IndexFormat> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut head = vec![0u8; super::INDEX_SNIFF_LEN];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    super::index_file_format(&name, &head[..filled], len)
 }
 
 #[cfg(test)]

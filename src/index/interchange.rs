@@ -65,6 +65,91 @@ impl IndexFormat {
     }
 }
 
+/// How many first bytes of a file [`index_file_format`] looks at.
+pub const INDEX_SNIFF_LEN: usize = 4096;
+
+/// Whether a file is one of the index files recordwire writes, from its name
+/// and its first bytes (up to [`INDEX_SNIFF_LEN`]) and its length; the format
+/// when it is. Used to keep index files out of datasets and to tell a user
+/// who passes one as a record file what it is.
+///
+/// - native: the magic number, whatever the name;
+/// - DALI text: lines of two decimal numbers (`offset size`), whatever the
+///   name: no record file starts so (its first 8 bytes would declare a
+///   frame of more than 2^53 bytes);
+/// - raw offset table (`lirs`): a name ending in `.offsets` (what `index
+///   --format lirs` writes) and content that fits, a length that is a whole
+///   number of 8-byte entries, the first 0, and no entry smaller than the
+///   one before.
+///
+/// A file whose first 12 bytes are a valid TFRecord header is never an
+/// index (the header's CRC cannot match by chance).
+///
+/// ```
+/// use recordwire::frame::{file_of, Framing};
+/// use recordwire::index::{index_file_format, IndexFormat};
+///
+/// assert_eq!(index_file_format("a.idx", b"0 131\n131 131\n", 14), Some(IndexFormat::Dali));
+/// let table: Vec<u8> = [0u64, 131, 262].iter().flat_map(|o| o.to_le_bytes()).collect();
+/// assert_eq!(index_file_format("a.offsets", &table, 24), Some(IndexFormat::Lirs));
+/// let data = file_of(Framing::TfRecord, [&b"x"[..]]);
+/// assert_eq!(index_file_format("a.idx", &data, data.len() as u64), None);
+/// ```
+pub fn index_file_format(name: &str, head: &[u8], len: u64) -> Option<IndexFormat> {
+    let head = &head[..head.len().min(INDEX_SNIFF_LEN)];
+    if head.starts_with(&super::NATIVE_MAGIC) {
+        return Some(IndexFormat::Native);
+    }
+    if let Some(header) = head.first_chunk::<{ crate::frame::TFRECORD_HEADER_LEN }>() {
+        if crate::frame::is_tfrecord_header(header) {
+            return None;
+        }
+    }
+    if looks_like_dali(head) {
+        return Some(IndexFormat::Dali);
+    }
+    if name.ends_with(".offsets") && looks_like_lirs(head, len) {
+        return Some(IndexFormat::Lirs);
+    }
+    None
+}
+
+/// Non-empty, only digits and white space, and a first line of two numbers.
+fn looks_like_dali(head: &[u8]) -> bool {
+    if head.is_empty()
+        || !head
+            .iter()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_whitespace())
+    {
+        return false;
+    }
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let fields: Vec<&[u8]> = first_line
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+        .collect();
+    fields.len() == 2
+}
+
+/// Whole 8-byte entries, the first 0, none smaller than the one before.
+fn looks_like_lirs(head: &[u8], len: u64) -> bool {
+    if len < 8 || len % 8 != 0 {
+        return false;
+    }
+    let entries = head
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0xff; 8])));
+    let mut previous = None;
+    for entry in entries {
+        match previous {
+            None if entry != 0 => return false,
+            Some(p) if entry < p => return false,
+            _ => previous = Some(entry),
+        }
+    }
+    previous.is_some()
+}
+
 /// `native`, `dali` or `lirs`.
 impl OptionName for IndexFormat {
     const WHAT: &'static str = "index format";

@@ -81,8 +81,9 @@ mod interchange;
 pub mod pad;
 mod readahead;
 
+pub(crate) use dataset::index_file_at;
 pub use dataset::{Dataset, IndexOrigin, Shard};
-pub use interchange::IndexFormat;
+pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use pad::is_pad;
 pub use readahead::{Advise, Readahead};
 

@@ -11,6 +11,7 @@ mod support;
 
 mod index;
 mod index_cli;
+mod index_files;
 mod orders;
 mod readahead;
 mod stale_index;
