@@ -152,10 +152,12 @@ pub enum Command {
         #[command(flatten)]
         read: ReadArgs,
     },
-    /// Print the number of records: from the index when there is a current
-    /// one (--index, or the FILE.rwindex sidecar), else by reading every
-    /// record as verify does (both CRCs checked unless --no-data-crc;
-    /// compressed files and pipes in constant memory).
+    /// Print the number of records.
+    ///
+    /// From the index when there is a current one (--index, or the
+    /// FILE.rwindex sidecar), else by reading every record as verify does
+    /// (both CRCs checked unless --no-data-crc; compressed files and pipes in
+    /// constant memory).
     Count {
         /// Record files.
         #[arg(required = true)]

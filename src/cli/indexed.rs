@@ -262,12 +262,10 @@ pub(super) fn get(
             Ok(Some(r)) => r,
             Ok(None) => {
                 out.flush()?;
-                let _ = writeln!(
-                    stderr,
-                    "error: {name}: no record {id} (the file has {} records)",
+                return Err(Failure::Usage(format!(
+                    "{name}: no record {id} (the file has {} records)",
                     shard.len()
-                );
-                return Err(Failure::Data);
+                )));
             }
             Err(e) => {
                 out.flush()?;

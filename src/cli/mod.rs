@@ -32,6 +32,10 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_DATA: i32 = 1;
 /// Exit status: usage error, or an input that cannot be opened.
 pub const EXIT_USAGE: i32 = 2;
+/// The kind shown on usage errors (`error[usage_error]: …`, exit 2): a bad
+/// option or argument, such as a record id the file does not have. Data
+/// errors show their [`crate::ErrorKind`] name and exit 1.
+pub const USAGE_ERROR: &str = "usage_error";
 
 /// What a command's failure means for the exit status.
 #[derive(Debug)]
@@ -69,7 +73,13 @@ where
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
-            let text = e.render().to_string();
+            let mut text = e.render().to_string();
+            if e.use_stderr() {
+                // clap's `error: …`, with the kind every error line has.
+                if let Some(rest) = text.strip_prefix("error: ") {
+                    text = format!("error[{USAGE_ERROR}]: {rest}");
+                }
+            }
             let _ = if e.use_stderr() {
                 stderr.write_all(text.as_bytes())
             } else {
@@ -87,7 +97,7 @@ where
         Err(Failure::Data) => EXIT_DATA,
         Err(Failure::Closed) => EXIT_OK,
         Err(Failure::Usage(m)) => {
-            let _ = writeln!(stderr, "error: {m}");
+            let _ = writeln!(stderr, "error[{USAGE_ERROR}]: {m}");
             EXIT_USAGE
         }
         Err(Failure::Fatal(e, code)) => {
@@ -533,8 +543,11 @@ fn dump(
     }
     if let Some(n) = only {
         if !found {
-            let _ = writeln!(stderr, "error: {}: no record {n}", source.name());
-            return Err(Failure::Data);
+            return Err(Failure::Usage(format!(
+                "{}: no record {n} (the file has {} records)",
+                source.name(),
+                source.next_id()
+            )));
         }
     }
     Ok(())

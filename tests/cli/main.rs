@@ -9,5 +9,6 @@
 mod support;
 
 mod bench_cli;
+mod error_paths;
 mod golden;
 mod layers;

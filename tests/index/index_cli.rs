@@ -91,9 +91,10 @@ fn stale_sidecar_is_rejected_or_rebuilt() {
     let (code, a, _) = run(&["get", &file, "9"]);
     let (_, all, _) = run(&["cat", &file]);
     assert_eq!((code, a.trim()), (0, all.lines().nth(9).unwrap()));
-    // an id past the end is an error with exit 1
+    // an id past the end is a usage error (exit 2), with its kind
     let (code, _, err) = run(&["get", &file, "10"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error[usage_error]: "), "{err}");
     assert!(err.contains("no record 10"), "{err}");
 }
 

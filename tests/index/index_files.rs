@@ -98,7 +98,7 @@ fn the_command_line_names_an_index_file_given_as_a_record_file() {
         assert_eq!(
             err.trim_end(),
             format!(
-                "error: {}: this is an index file (dali), not a record file; give an index with --index",
+                "error[usage_error]: {}: this is an index file (dali), not a record file; give an index with --index",
                 idx.display()
             ),
             "{command}"

@@ -283,7 +283,7 @@ fn fetch<'s>(shard: &'s Shard, id: u64, stderr: &mut dyn Write) -> Result<Record
         Ok(None) => {
             let _ = writeln!(
                 stderr,
-                "error: {}: the index has {} records but no record {id}",
+                "error[stale_index]: {}: record {id}: the index has {} records but gives none for this id",
                 shard.file().name(),
                 shard.len()
             );
