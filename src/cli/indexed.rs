@@ -114,6 +114,8 @@ fn current_sidecar(
     if path == Path::new("-") || !sidecar.is_file() {
         return None;
     }
+    // The check touches a few pages spread over the file: no read-around.
+    let _ = crate::index::Access::Random.advise(file);
     match Index::load_native(&sidecar, file.bytes(), !read.no_mmap) {
         Ok(index) if index.framing() == file.framing() => Some(index),
         Ok(index) => {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{sidecar_path, stale, Index, SIDECAR_EXTENSION};
+use super::{sidecar_path, stale, Access, Index, SIDECAR_EXTENSION};
 use crate::error::Error;
 use crate::frame::{ReadOptions, Record};
 use crate::io::{OpenOptions, RecordFile};
@@ -48,6 +48,10 @@ impl Shard {
         if let Some(cause) = file.early_end() {
             return Err(Error::new(cause.clone(), file.len() as u64).with_file(file.name()));
         }
+        // Checking a sidecar touches some 70 pages spread over the file: with
+        // the kernel's default read-around (8 MiB on some disks) that alone
+        // would read hundreds of MiB of a cold file.
+        let _ = Access::Random.advise(&file);
         let mut rejected = None;
         if path != Path::new("-") {
             let sidecar = sidecar_path(path);
@@ -77,8 +81,11 @@ impl Shard {
                 }
             }
         }
+        // Building reads every header in file order; from then on, ids.
+        let _ = Access::Sequential.advise(&file);
         let index = Index::build(file.bytes(), file.framing(), false)
             .map_err(|e| e.with_file(file.name()))?;
+        let _ = Access::Random.advise(&file);
         Ok(Shard {
             file,
             index,
@@ -101,6 +108,7 @@ impl Shard {
             )
             .with_file(file.name()));
         }
+        let _ = Access::Random.advise(&file);
         index
             .check_data(file.bytes())
             .map_err(|e| e.with_file(file.name()))?;
@@ -109,6 +117,14 @@ impl Shard {
             index,
             origin: IndexOrigin::Given,
         })
+    }
+
+    /// Advises the kernel how the records are about to be read ([`Access`]):
+    /// a shard opens advised for [`Access::Random`] (reading by id); give
+    /// [`Access::Sequential`] before reading in file order. Only a hint: a
+    /// file read into memory ignores it, and so may the system.
+    pub fn advise(&self, access: Access) -> std::io::Result<()> {
+        access.advise(&self.file)
     }
 
     /// The data file.
@@ -294,6 +310,19 @@ impl Dataset {
         }
         found.sort();
         Ok(found)
+    }
+
+    /// Advises the kernel how the records of every shard are about to be
+    /// read ([`Shard::advise`]): [`Access::Random`] (the default) for a
+    /// shuffled order, [`Access::Sequential`] for file order.
+    pub fn advise(&self, access: Access) -> std::io::Result<()> {
+        let mut first_error = None;
+        for shard in &self.shards {
+            if let Err(e) = shard.advise(access) {
+                first_error.get_or_insert(e);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// The total number of records, in O(1).

@@ -85,7 +85,7 @@ pub(crate) use dataset::index_file_at;
 pub use dataset::{Dataset, IndexOrigin, Shard};
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use pad::is_pad;
-pub use readahead::{Advise, Readahead};
+pub use readahead::{Access, Advise, Readahead};
 
 /// The magic number that starts a native index file: `RWINDEX` and a NUL.
 pub const NATIVE_MAGIC: [u8; 8] = *b"RWINDEX\0";

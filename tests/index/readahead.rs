@@ -218,3 +218,50 @@ fn readahead_advises_a_mapped_file() {
         .advise(&index, &read, &[299, 5, 6, 7, 150])
         .unwrap();
 }
+
+/// A shard, and so a dataset and `get`, reads by id: it opens advised for
+/// random access (`rr`), whichever way it found its index, and takes
+/// sequential advice (`sr`) when asked.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_shard_opens_advised_for_random_access() {
+    use recordwire::index::{Access, Dataset, Shard};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("data.tfrecord");
+    std::fs::write(&path, data(300)).unwrap();
+    let opts = OpenOptions::default();
+    let flags_of = |shard: &Shard| vm_flags(shard.file().bytes().as_ptr() as usize);
+    // Index built in memory, then from the sidecar, then given.
+    let built = Shard::open(&path, &opts).unwrap();
+    assert!(
+        flags_of(&built).iter().any(|f| f == "rr"),
+        "{:?}",
+        flags_of(&built)
+    );
+    built
+        .index()
+        .write_native_file(recordwire::index::sidecar_path(&path))
+        .unwrap();
+    let from_sidecar = Shard::open(&path, &opts).unwrap();
+    assert_eq!(
+        from_sidecar.origin(),
+        &recordwire::index::IndexOrigin::Sidecar
+    );
+    assert!(flags_of(&from_sidecar).iter().any(|f| f == "rr"));
+    let file = RecordFile::open(&path, &opts).unwrap();
+    let index = Index::build(file.bytes(), Framing::TfRecord, false).unwrap();
+    let given = Shard::new(file, index).unwrap();
+    assert!(flags_of(&given).iter().any(|f| f == "rr"));
+    given.advise(Access::Sequential).unwrap();
+    let flags = flags_of(&given);
+    assert!(
+        flags.iter().any(|f| f == "sr") && !flags.iter().any(|f| f == "rr"),
+        "{flags:?}"
+    );
+
+    let dataset = Dataset::open([&path, &path], &opts).unwrap();
+    dataset.advise(Access::Sequential).unwrap();
+    for shard in dataset.shards() {
+        assert!(flags_of(shard).iter().any(|f| f == "sr"));
+    }
+}
