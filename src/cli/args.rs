@@ -201,7 +201,10 @@ pub enum Command {
         /// Write map entries sorted by key instead of input order.
         #[arg(long)]
         sorted: bool,
-        /// Pad so that no record smaller than a page of N bytes crosses a page boundary.
+        /// Pad so that no record smaller than a page of N bytes crosses a page
+        /// boundary. The pad frames are for recordwire's readers, which pass
+        /// over them; other readers (tf.data, the tfrecord package, DALI) see
+        /// each one as an empty record.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(64..))]
         pad_to_page: Option<u64>,
     },

@@ -561,15 +561,22 @@ fn verify(
 ) -> CmdResult {
     let mut bad = false;
     for path in files {
-        let mut source = read.open(path, ErrorPolicy::Skip { max_errors: None })?;
+        // Pad frames are seen, to be counted.
+        let mut open = read.open_options(ErrorPolicy::Skip { max_errors: None });
+        open.read.skip_pads = false;
+        let mut source = Source::open(path, &open).map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
         let payload = read.payload_for(source.framing());
         let options = crate::view::DecodeOptions {
             strict: read.strict,
         };
-        let (mut ok, mut problems) = (0u64, 0u64);
+        let (mut ok, mut problems, mut pads) = (0u64, 0u64, 0u64);
         loop {
             let problem = match source.next_record() {
                 None => break,
+                Some(Ok(record)) if crate::frame::is_pad(record.data) => {
+                    pads += 1;
+                    continue;
+                }
                 Some(Ok(record)) => {
                     match payload.validate(record.data, record.data_offset, options) {
                         Ok(()) => {
@@ -587,9 +594,17 @@ fn verify(
         if problems > 0 {
             bad = true;
         }
+        let padding = if pads > 0 {
+            format!(
+                ", {pads} pad frame{} (recordwire passes over them; other readers see empty records)",
+                if pads == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             stderr,
-            "{}: {ok} valid record{}, {problems} problem{}",
+            "{}: {ok} valid record{}, {problems} problem{}{padding}",
             source.name(),
             if ok == 1 { "" } else { "s" },
             if problems == 1 { "" } else { "s" }

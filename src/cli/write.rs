@@ -83,14 +83,15 @@ impl<'o> Output<'o> {
         }
     }
 
-    fn finish(self) -> io::Result<u64> {
+    /// Finishes the file; returns the number of records and of pad frames.
+    fn finish(self) -> io::Result<(u64, u64)> {
         match self {
             Output::File(w) => {
-                let n = w.records();
+                let n = (w.records(), w.pads().0);
                 w.finish().map(|_| n)
             }
             Output::Stdout(w) => {
-                let n = w.records();
+                let n = (w.records(), w.pads().0);
                 w.finish().map(|_| n)
             }
         }
@@ -220,8 +221,22 @@ pub(super) fn pack(
             .map_err(|e| input_error(stderr, "encode_error", &name, Some(n), &e.to_string()))?;
         out.write(&bytes).map_err(|e| write_failure(output, e))?;
     }
-    out.finish().map_err(|e| write_failure(output, e))?;
+    let (_, pads) = out.finish().map_err(|e| write_failure(output, e))?;
+    if pads > 0 {
+        let _ = writeln!(stderr, "{}", padding_note(output, pads));
+    }
     Ok(())
+}
+
+/// What `pack --pad-to-page` says when it wrote pad frames: they are for
+/// recordwire's readers only.
+fn padding_note(output: &Path, pads: u64) -> String {
+    format!(
+        "note: {}: {pads} pad frame{} written (--pad-to-page): recordwire's readers pass over them, \
+         but other readers (tf.data, the tfrecord package, DALI) see each one as an empty record",
+        output.display(),
+        if pads == 1 { "" } else { "s" }
+    )
 }
 
 /// How to turn one payload kind into another.
@@ -457,6 +472,9 @@ pub(super) fn convert(
         }
         out.write(&bytes).map_err(|e| write_failure(output, e))?;
     }
-    out.finish().map_err(|e| write_failure(output, e))?;
+    let (_, pads) = out.finish().map_err(|e| write_failure(output, e))?;
+    if pads > 0 {
+        let _ = writeln!(stderr, "{}", padding_note(output, pads));
+    }
     Ok(())
 }

@@ -132,3 +132,58 @@ fn pack_pad_to_page_then_cat_verify_inspect() {
     // a page smaller than 64 bytes is a usage error
     assert_eq!(run(&["pack", &jsonl, padded, "--pad-to-page", "16"]).0, 2);
 }
+
+/// Pad frames are visible to other readers (each is an empty record to
+/// tf.data), so `pack` says how many it wrote and that only recordwire passes
+/// over them, and `verify` counts them; a file without pads says nothing.
+#[test]
+fn pack_and_verify_say_how_many_pad_frames_other_readers_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = dir.path().join("in.jsonl");
+    let (code, small, err) = run(&["cat", "testdata/ref/small.tfrecord"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&jsonl, small.repeat(60)).unwrap();
+    let out = dir.path().join("padded.tfrecord");
+    let (jsonl, out) = (jsonl.to_str().unwrap(), out.to_str().unwrap());
+    let (code, _, err) = run(&["pack", "--pad-to-page", "4096", jsonl, out]);
+    assert_eq!(code, 0, "{err}");
+    // What a reader that knows nothing of pads sees: every frame.
+    let data = std::fs::read(out).unwrap();
+    let frames = records(
+        &data,
+        Framing::TfRecord,
+        ReadOptions::default().with_skip_pads(false),
+    )
+    .map(|r| r.unwrap())
+    .collect::<Vec<_>>();
+    let pads = frames.iter().filter(|r| is_pad(r.data)).count();
+    assert_eq!(frames.len() - pads, 600);
+    assert!(pads > 0, "the layout needs some pads");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "note: {out}: {pads} pad frames written (--pad-to-page): recordwire's readers pass \
+             over them, but other readers (tf.data, the tfrecord package, DALI) see each one as an \
+             empty record"
+        )
+    );
+    let (code, _, err) = run(&["verify", out]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "{out}: 600 valid records, 0 problems, {pads} pad frames (recordwire passes over them; \
+             other readers see empty records)"
+        )
+    );
+    // Without padding, neither says a word about it.
+    let plain = dir.path().join("plain.tfrecord");
+    let plain = plain.to_str().unwrap();
+    let (code, _, err) = run(&["pack", jsonl, plain]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    let (_, _, err) = run(&["verify", plain]);
+    assert_eq!(
+        err.trim_end(),
+        format!("{plain}: 600 valid records, 0 problems")
+    );
+}
