@@ -74,12 +74,12 @@
 //!   one shape: [`view::Payload`]; [`view::PayloadRef`] is any of them).
 //!   `parse` checks a whole record first, so that every accessor then
 //!   succeeds; `new` checks nothing and lets each accessor report what it
-//!   meets. [`io`], beside it: files (memory map or plain read), GZIP/ZLIB
-//!   streams, pipes.
+//!   meets. Beside it, [`io`]: files (memory map or plain read), GZIP/ZLIB
+//!   streams, pipes; and [`order`]: epoch orders of record ids (shuffled,
+//!   page-aware, split among ranks and workers), pure arithmetic.
 //! - [`index`]: the offset index (record id to frame offset), its native file
 //!   used in place from a memory map, the interchange formats, and
-//!   multi-file datasets; [`order`], beside it: epoch orders of record ids
-//!   (shuffled, page-aware, split among ranks and workers).
+//!   multi-file datasets with their orders.
 //! - [`encode`]: owned messages, encoders that write exactly the bytes of
 //!   protobuf's `SerializeToString`, and record writers that never leave a
 //!   half-written file.
@@ -132,3 +132,8 @@ pub mod wire;
 mod test_util;
 
 pub use error::{DecodeError, DecodeReason, Error, ErrorKind, Result};
+
+/// The owned, shared byte buffer of [`io::RecordFile::record_bytes`] and
+/// [`index::Shard::get_bytes`], re-exported so that users need no `bytes`
+/// dependency of their own.
+pub use bytes::Bytes;

@@ -309,9 +309,11 @@ pub enum Command {
         /// Pages open at once (quasi-random).
         #[arg(long, default_value_t = crate::order::DEFAULT_WINDOW)]
         window: u32,
-        /// What to do when the ids do not split evenly: keep (parts may
-        /// differ by one), drop-last or pad (equal parts).
-        #[arg(long, value_parser = named::<Tail>(), default_value = "keep")]
+        /// What to do when the ids do not split evenly among the ranks: pad
+        /// (equal parts, the first ids read twice; the default, as PyTorch's
+        /// DistributedSampler), drop-last (equal parts) or keep (every id
+        /// once, parts may differ by one).
+        #[arg(long, value_parser = named::<Tail>(), default_value = "pad")]
         tail: Tail,
     },
     /// Print the record count, size statistics and the schema.

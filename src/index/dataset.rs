@@ -6,6 +6,8 @@ use super::{sidecar_path, stale, Access, Index, SIDECAR_EXTENSION};
 use crate::error::Error;
 use crate::frame::{ReadOptions, Record};
 use crate::io::{OpenOptions, RecordFile};
+use crate::order::{Order, OrderError, OrderSpec};
+use bytes::Bytes;
 
 /// Where a [`Shard`]'s index came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +127,19 @@ impl Shard {
     /// file read into memory ignores it, and so may the system.
     pub fn advise(&self, access: Access) -> std::io::Result<()> {
         access.advise(&self.file)
+    }
+
+    /// The order of this shard's records for `spec` (the page modes read
+    /// the index's offsets).
+    pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
+        Order::new(self.len(), self.index.starts(), spec)
+    }
+
+    /// The data of record `id` as an owned handle that shares the file's
+    /// memory (no copy; `Send + 'static`, so it can go to another thread,
+    /// and valid after the shard is dropped); `Ok(None)` past the end.
+    pub fn get_bytes(&self, id: u64) -> Result<Option<Bytes>, Error> {
+        Ok(self.get(id)?.map(|r| self.file.record_bytes(&r)))
     }
 
     /// The data file.
@@ -323,6 +338,58 @@ impl Dataset {
             }
         }
         first_error.map_or(Ok(()), Err)
+    }
+
+    /// The order of the dataset's global ids for `spec`. The page modes see
+    /// each shard's pages apart: a shard's offsets are shifted past the
+    /// previous shard's, to a multiple of the page size, so that no page
+    /// holds records of two files.
+    ///
+    /// ```
+    /// use recordwire::frame::{file_of, Framing};
+    /// use recordwire::index::Dataset;
+    /// use recordwire::io::OpenOptions;
+    /// use recordwire::order::{Mode, OrderSpec};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// for (name, n) in [("a", 3), ("b", 4)] {
+    ///     let records = vec![&[7u8; 1000][..]; n];
+    ///     std::fs::write(dir.path().join(name), file_of(Framing::TfRecord, records))?;
+    /// }
+    /// let dataset = Dataset::open_glob(dir.path().join("*"), &OpenOptions::default())?;
+    /// let spec = OrderSpec { mode: Mode::PageAware { page_size: 4096 }, seed: 3, ..OrderSpec::default() };
+    /// let epoch: Vec<u64> = dataset.order(spec)?.epoch(0).iter().collect();
+    /// let mut sorted = epoch.clone();
+    /// sorted.sort_unstable();
+    /// assert_eq!(sorted, (0..7).collect::<Vec<u64>>());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
+        let Some(page) = spec.mode.page_size() else {
+            return Order::for_count(self.len(), spec);
+        };
+        let page = page.max(1);
+        let mut offsets = Vec::with_capacity(usize::try_from(self.len()).unwrap_or(0));
+        let mut base = 0u64;
+        for shard in &self.shards {
+            offsets.extend(shard.index.starts().iter().map(|&o| base.saturating_add(o)));
+            let size = shard.file.len() as u64;
+            base = base
+                .saturating_add(size.div_ceil(page).saturating_mul(page))
+                .saturating_add(page);
+        }
+        Order::new(self.len(), &offsets, spec)
+    }
+
+    /// The data of global record `global` as an owned handle sharing its
+    /// file's memory ([`Shard::get_bytes`]); `Ok(None)` past the end.
+    pub fn get_bytes(&self, global: u64) -> Result<Option<Bytes>, Error> {
+        let Some((shard, local)) = self.locate(global) else {
+            return Ok(None);
+        };
+        self.shards[shard]
+            .get_bytes(local)
+            .map_err(|e| e.with_file(self.shards[shard].file.name()))
     }
 
     /// The total number of records, in O(1).

@@ -25,21 +25,26 @@
 //! ```
 //!
 //! One epoch's order is split into parts, one per rank, and a rank's part
-//! into one per worker; the parts are disjoint and together give every record
-//! once:
+//! into one per worker. With [`Tail::Keep`] the parts are disjoint and
+//! together give every record once; the default, [`Tail::Pad`], gives every
+//! rank as many ids (the first ids read twice), which collective training
+//! steps need:
 //!
 //! ```
-//! use recordwire::order::{order_ids, Mode, OrderSpec};
+//! use recordwire::order::{order_ids, Mode, OrderSpec, Tail};
 //!
 //! let all = order_ids(10, &[], &OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() }, 0)?;
 //! let mut parts = Vec::new();
 //! for rank in 0..3 {
-//!     let spec = OrderSpec { mode: Mode::Shuffle, rank, world: 3, ..OrderSpec::default() };
+//!     let spec = OrderSpec { mode: Mode::Shuffle, rank, world: 3, tail: Tail::Keep, ..OrderSpec::default() };
 //!     parts.push(order_ids(10, &[], &spec, 0)?);
 //! }
 //! // Contiguous blocks of the epoch order, sizes 4, 3, 3.
 //! assert_eq!(parts.concat(), all);
 //! assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), [4, 3, 3]);
+//! // The default pads: 4, 4, 4, the last rank reading the first id again.
+//! let padded = OrderSpec { mode: Mode::Shuffle, rank: 2, world: 3, ..OrderSpec::default() };
+//! assert_eq!(order_ids(10, &[], &padded, 0)?, [all[8], all[9], all[0], all[1]]);
 //! # Ok::<(), recordwire::order::OrderError>(())
 //! ```
 //!
@@ -290,7 +295,7 @@ impl Default for OrderSpec {
             world: 1,
             worker: 0,
             workers: 1,
-            tail: Tail::Keep,
+            tail: Tail::Pad,
         }
     }
 }
@@ -339,6 +344,27 @@ impl Order {
     /// pages, and, in the page modes, fewer offsets than records or offsets
     /// that decrease.
     pub fn new(count: u64, offsets: &[u64], spec: OrderSpec) -> Result<Order, OrderError> {
+        Order::build(count, offsets, spec)
+    }
+
+    /// The order of `count` records in a mode that needs no offsets
+    /// ([`Mode::Sequential`], [`Mode::Shuffle`]); a page mode is refused with
+    /// [`OrderError::TooFewOffsets`] (use [`Order::new`], or
+    /// `Shard::order` / `Dataset::order` of [`crate::index`], which pass the
+    /// offsets).
+    ///
+    /// ```
+    /// use recordwire::order::{Mode, Order, OrderSpec};
+    ///
+    /// let order = Order::for_count(5, OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() })?;
+    /// assert_eq!(order.epoch(0).len(), 5);
+    /// # Ok::<(), recordwire::order::OrderError>(())
+    /// ```
+    pub fn for_count(count: u64, spec: OrderSpec) -> Result<Order, OrderError> {
+        Order::build(count, &[], spec)
+    }
+
+    fn build(count: u64, offsets: &[u64], spec: OrderSpec) -> Result<Order, OrderError> {
         if spec.world == 0 {
             return Err(OrderError::ZeroWorld);
         }

@@ -22,16 +22,21 @@ use crate::names::OptionName;
 ///     "unknown tail policy `drop` (expected one of: keep, drop-last, pad)"
 /// );
 /// ```
+///
+/// The default is [`Tail::Pad`], as PyTorch's `DistributedSampler` does: every
+/// rank of one world gets the same number of ids, so that collective training
+/// steps do not wait for a rank that has run out; with one rank it is the
+/// same as [`Tail::Keep`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Tail {
     /// Every record once; part sizes differ by at most one.
-    #[default]
     Keep,
     /// Equal part sizes; the last `n % world` ids of the epoch order are
     /// not read.
     DropLast,
     /// Equal part sizes; the epoch order wraps around, so the first
     /// `(world - n % world) % world` ids are read twice.
+    #[default]
     Pad,
 }
 

@@ -110,7 +110,7 @@ fn order_shards_cover_the_file_once() {
             let r = rank.to_string();
             let (code, out, err) = run(&[
                 "order", &file, "--mode", mode, "--seed", "9", "--epoch", "2", "--world", "3",
-                "--rank", &r,
+                "--rank", &r, "--tail", "keep",
             ]);
             assert_eq!(code, 0, "{err}");
             let ids: Vec<u64> = out.lines().map(|l| l.parse().unwrap()).collect();

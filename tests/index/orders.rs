@@ -243,7 +243,7 @@ proptest! {
         // With sharding, each rank reads whole pages except at its ends.
         let mut start = 0;
         for rank in 0..world {
-            let spec = OrderSpec { mode, seed, rank, world, ..OrderSpec::default() };
+            let spec = OrderSpec { mode, seed, rank, world, tail: Tail::Keep, ..OrderSpec::default() };
             let share = order_ids(n as u64, &offsets, &spec, epoch).unwrap();
             prop_assert_eq!(&share[..], &ids[start..start + share.len()]);
             start += share.len();
@@ -770,7 +770,9 @@ fn orders_can_be_shared_between_threads() {
 #[test]
 fn names_and_defaults() {
     assert_eq!(Mode::default(), Mode::Sequential);
-    assert_eq!(Tail::default(), Tail::Keep);
+    // Equal parts by default, as collective training steps need.
+    assert_eq!(Tail::default(), Tail::Pad);
+    assert_eq!(OrderSpec::default().tail, Tail::Pad);
     let names: Vec<&str> = [
         Mode::Sequential,
         Mode::Shuffle,
