@@ -12,6 +12,7 @@ mod support;
 mod index;
 mod index_cli;
 mod index_files;
+mod loader_example;
 mod orders;
 mod readahead;
 mod stale_index;
