@@ -2,6 +2,8 @@
 //! many records, together every record of the two shards at least once, the
 //! workers of a rank split its part, and each label is the one `cat` prints.
 
+#![allow(clippy::unwrap_used)]
+
 #[path = "../../examples/loader.rs"]
 #[allow(dead_code)]
 mod loader;
