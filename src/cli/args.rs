@@ -255,9 +255,14 @@ pub enum Command {
     Get {
         /// Record file.
         file: PathBuf,
-        /// Record ids (0-based).
-        #[arg(required = true)]
-        ids: Vec<u64>,
+        /// Record ids (0-based); `-` reads more from stdin (separated by
+        /// white space, as `order` prints them).
+        #[arg(required_unless_present = "ids_file")]
+        ids: Vec<String>,
+        /// Read the ids from this file (separated by white space), after
+        /// those given as arguments: for more ids than a command line holds.
+        #[arg(long, value_name = "PATH")]
+        ids_file: Option<PathBuf>,
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,

@@ -243,6 +243,43 @@ pub(super) fn index(
 }
 
 #[allow(clippy::too_many_arguments)]
+/// The ids of `get`: the arguments (`-` for those on stdin), then those of
+/// `ids_file`; each separated by white space in a file or stdin.
+pub(super) fn record_ids(args: &[String], ids_file: Option<&Path>) -> Result<Vec<u64>, Failure> {
+    let mut ids = Vec::new();
+    let mut parse = |word: &str, from: &str| {
+        word.parse::<u64>().map(|id| ids.push(id)).map_err(|_| {
+            Failure::Usage(format!(
+                "{from}: `{word}` is not a record id (a whole number from 0)"
+            ))
+        })
+    };
+    let read_all = |path: &Path| {
+        let text = if path == Path::new("-") {
+            std::io::read_to_string(std::io::stdin().lock())
+        } else {
+            std::fs::read_to_string(path)
+        };
+        text.map_err(|e| fatal(Error::io(e).with_file(path.display().to_string())))
+    };
+    for arg in args {
+        if arg == "-" {
+            for word in read_all(Path::new("-"))?.split_whitespace() {
+                parse(word, "stdin")?;
+            }
+        } else {
+            parse(arg, "argument")?;
+        }
+    }
+    if let Some(path) = ids_file {
+        let from = path.display().to_string();
+        for word in read_all(path)?.split_whitespace() {
+            parse(word, &from)?;
+        }
+    }
+    Ok(ids)
+}
+
 pub(super) fn get(
     path: &Path,
     ids: &[u64],

@@ -166,12 +166,13 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Get {
             file,
             ids,
+            ids_file,
             read,
             index,
             features,
         } => indexed::get(
             &file,
-            &ids,
+            &indexed::record_ids(&ids, ids_file.as_deref())?,
             &read,
             index.as_deref(),
             features,

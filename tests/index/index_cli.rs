@@ -136,3 +136,52 @@ fn order_shards_cover_the_file_once() {
     // a rank out of range is a usage error
     assert_eq!(run(&["order", &file, "--rank", "3", "--world", "3"]).0, 2);
 }
+
+/// `get` takes more ids than a command line holds: from a file
+/// (`--ids-file`) or stdin (`-`), as `order` prints them, after those given
+/// as arguments; a word that is not an id is a usage error naming it.
+#[test]
+fn get_reads_ids_from_a_file_and_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = "testdata/ref/small.tfrecord";
+    let (_, all, _) = run(&["cat", file, "--features", "label"]);
+    let all: Vec<&str> = all.lines().collect();
+    // 200 000 ids: far past what one command line holds.
+    let ids: Vec<u64> = (0..200_000u64).map(|i| (i * 7) % 10).collect();
+    let text: String = ids.iter().map(|i| format!("{i}\n")).collect();
+    let path = dir.path().join("ids.txt");
+    std::fs::write(&path, &text).unwrap();
+    let path = path.to_str().unwrap();
+    let (code, out, err) = run(&["get", file, "9", "--ids-file", path, "--features", "label"]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 200_001);
+    assert_eq!(lines[0], all[9]);
+    for (line, &id) in lines[1..].iter().zip(&ids).step_by(997) {
+        assert_eq!(*line, all[id as usize]);
+    }
+    // Stdin, through the binary, from `order`'s output.
+    let order = dir.path().join("order.txt");
+    let (_, shuffled, _) = run(&["order", file, "--mode", "shuffle", "--seed", "4"]);
+    std::fs::write(&order, &shuffled).unwrap();
+    let out =
+        crate::support::cli::run_bin(&["get", file, "-", "--features", "label"], Some(&order));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let expected: Vec<&str> = shuffled
+        .lines()
+        .map(|i| all[i.parse::<usize>().unwrap()])
+        .collect();
+    assert_eq!(out.stdout.lines().collect::<Vec<_>>(), expected);
+    // A word that is not an id.
+    std::fs::write(dir.path().join("bad.txt"), "3 1 x\n").unwrap();
+    let bad = dir.path().join("bad.txt");
+    let (code, out, err) = run(&["get", file, "--ids-file", bad.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error[usage_error]: {}: `x` is not a record id (a whole number from 0)",
+            bad.display()
+        )
+    );
+}
