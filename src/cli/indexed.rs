@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
-use crate::index::{sidecar_path, Index, IndexFormat, Shard};
+use crate::index::{sidecar_path, Index, IndexFormat, IndexOrigin, Shard};
 use crate::io::{OpenOptions, RecordFile, Source};
 
 fn fatal(e: Error) -> Failure {
@@ -43,6 +43,21 @@ fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, Error
     }
 }
 
+/// Says on stderr that a sidecar index was passed over, and why (the index
+/// was then built in memory: slower, but right).
+pub(super) fn note_rejected_sidecar(shard: &Shard, stderr: &mut dyn Write) {
+    if let IndexOrigin::Built {
+        rejected: Some(why),
+    } = shard.origin()
+    {
+        let _ = writeln!(
+            stderr,
+            "note: {}: the sidecar index was not used ({why}): the index was built in memory",
+            shard.file().name()
+        );
+    }
+}
+
 /// Opens `path` with its index: `--index` when given, else the current
 /// sidecar, else one built in memory.
 pub(super) fn open_shard(
@@ -76,6 +91,7 @@ pub(super) fn count(
         let (n, name) = match index {
             Some(_) => {
                 let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+                note_rejected_sidecar(&shard, stderr);
                 (shard.len(), shard.file().name().to_owned())
             }
             None => {
@@ -290,6 +306,7 @@ pub(super) fn get(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+    note_rejected_sidecar(&shard, stderr);
     let payload = read.payload_for(shard.file().framing());
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
@@ -342,6 +359,7 @@ pub(super) fn order(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+    note_rejected_sidecar(&shard, stderr);
     let ix = shard.index();
     let order = crate::order::Order::new(ix.len(), ix.starts(), spec)
         .map_err(|e| Failure::Usage(e.to_string()))?;

@@ -91,11 +91,17 @@ fn stale_sidecar_is_rejected_or_rebuilt() {
     let (code, a, _) = run(&["get", &file, "9"]);
     let (_, all, _) = run(&["cat", &file]);
     assert_eq!((code, a.trim()), (0, all.lines().nth(9).unwrap()));
-    // an id past the end is a usage error (exit 2), with its kind
+    // an id past the end is a usage error (exit 2), with its kind, after
+    // the note that the stale sidecar was passed over
     let (code, _, err) = run(&["get", &file, "10"]);
     assert_eq!(code, 2);
-    assert!(err.starts_with("error[usage_error]: "), "{err}");
-    assert!(err.contains("no record 10"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("note: ") && lines[0].contains("sidecar index was not used"),
+        "{err}"
+    );
+    assert!(lines[1].starts_with("error[usage_error]: "), "{err}");
+    assert!(lines[1].contains("no record 10"), "{err}");
 }
 
 #[test]

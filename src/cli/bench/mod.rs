@@ -146,6 +146,7 @@ pub(super) fn bench(
         Compression::Gzip | Compression::Zlib => Input::Stream(options),
         Compression::None | Compression::Auto => {
             let shard = open_shard(path, read, opts.index).map_err(|e| data_or_fatal(e, stderr))?;
+            super::indexed::note_rejected_sidecar(&shard, stderr);
             Input::File(Box::new(shard))
         }
     };
