@@ -47,6 +47,7 @@
 
 mod build;
 mod crc;
+mod detect;
 mod options;
 pub mod pad;
 mod parse;
@@ -57,11 +58,12 @@ pub use build::{
     write_tfrecord_frame,
 };
 pub use crc::{mask, masked_crc32c, masked_crc32c_u64, unmask, MASK_DELTA};
+pub use detect::{detect, Detected};
 pub use options::{ErrorPolicy, ReadOptions};
 pub use pad::is_pad;
 pub use parse::{
-    detect, find_tfrecord_header, is_tfrecord_header, parse_frame, parse_header, Detected, Frame,
-    FrameError, Framing, Header, Incomplete, Status, OFRECORD_HEADER_LEN, TFRECORD_FOOTER_LEN,
+    find_tfrecord_header, is_tfrecord_header, parse_frame, parse_header, Frame, FrameError,
+    Framing, Header, Incomplete, Status, OFRECORD_HEADER_LEN, TFRECORD_FOOTER_LEN,
     TFRECORD_HEADER_LEN,
 };
 pub use records::{records, records_at, Record, Records};
