@@ -80,7 +80,7 @@ where
 /// Options shared by the commands that read record files.
 #[derive(Debug, Clone, Args)]
 pub struct ReadArgs {
-    /// Framing of the input.
+    /// Framing of the input (auto: from its first bytes and its name, `.tfrecord`, `.ofrecord`, `part-N`).
     #[arg(long, value_parser = auto::<Framing>(), default_value = "auto")]
     pub framing: Auto<Framing>,
     /// Payload type (default: example for TFRecord, ofrecord for OFRecord).

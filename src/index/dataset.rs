@@ -78,7 +78,7 @@ impl Shard {
             }
         }
         let index = Index::build(file.bytes(), file.framing(), false)
-            .map_err(|e| e.with_file(file.name()))?;
+            .map_err(|e| file.explain(e).with_file(file.name()))?;
         Ok(Shard {
             file,
             index,
