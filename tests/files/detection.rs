@@ -2,7 +2,7 @@
 //! that fit neither framing, through every reader: the library (`Source`,
 //! `RecordFile`, `Shard`/`Dataset`, whose index build reads the frames its own
 //! way) and the commands `cat`, `verify`, `count`, `inspect`, `dump`, `index`,
-//! `get`, `order` and `bench`.
+//! `get`, `order` and `bench`; and the streaming index builder.
 //!
 //! - A `.tfrecord` whose first length CRC is damaged is TFRecord: the error is
 //!   `length_crc_mismatch` at record 0, byte 0, and skip mode resynchronises.
@@ -19,7 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
-use recordwire::index::{Dataset, Shard};
+use recordwire::index::{Dataset, Index, Shard};
 use recordwire::io::{Compression, OpenOptions, RecordFile, Source};
 use recordwire::Error;
 
@@ -337,6 +337,10 @@ fn streams_say_the_same() {
         assert_eq!(err, file_err, "chunks of {chunk}");
         assert!(source.next_record().is_none());
     }
+    // The streaming index builder, which has no name.
+    let err =
+        Index::build_from_reader(std::io::Cursor::new(PNG), &OpenOptions::default()).unwrap_err();
+    assert_eq!(err.with_file(s(&path)), file_err);
     let run = cli::run_bin(&["cat", "-"], Some(&path));
     assert_eq!(run.code, 1);
     assert_eq!(
