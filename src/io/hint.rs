@@ -13,13 +13,15 @@ const COMPRESSION_SUFFIXES: &[&str] = &[".gz", ".gzip", ".zlib", ".zz"];
 /// (docs/FORMAT.md §1.6).
 ///
 /// Only the file name counts (not the directories), without case, and
-/// without one compression ending (`.gz`, `.gzip`, `.zlib`, `.zz`). The rest
-/// is cut into words at `.`, `_` and `-`:
+/// without one compression ending (`.gz`, `.gzip`, `.zlib`, `.zz`). Of the
+/// rest, the extension in a broad sense, the part after the last `.` (the
+/// whole name when there is no `.`), is cut into words at `_` and `-`:
 ///
-/// - the last word that is `tfrecord`, `tfrecords` or `tfrec` (TFRecord) or
+/// - its last word that is `tfrecord`, `tfrecords` or `tfrec` (TFRecord) or
 ///   `ofrecord` or `ofrecords` (OFRecord) decides: `train.tfrecord`,
 ///   `data.tfrec.gz`, TFX's `data_tfrecord-00000-of-00001.gz`, TFDS's
-///   `mnist-train.tfrecord-00000-of-00001`, `val.ofrecord`;
+///   `mnist-train.tfrecord-00000-of-00001`, `val.ofrecord`
+///   (`train.tfrecord.jsonl` and `train.tfrecord.idx` say nothing);
 /// - else a name that is `part-` and digits only, as OneFlow names its
 ///   shards (`part-0`, `part-00012`), suggests OFRecord (`part-m-00000`, the
 ///   Hadoop TFRecord writer's, and `part-00000.gz` do not);
@@ -50,7 +52,8 @@ pub fn framing_hint(path: &Path) -> Option<Framing> {
         .iter()
         .find_map(|suffix| name.strip_suffix(suffix))
         .unwrap_or(&name);
-    let by_word = stem.rsplit(['.', '_', '-']).find_map(|word| match word {
+    let extension = stem.rsplit('.').next().unwrap_or(stem);
+    let by_word = extension.rsplit(['_', '-']).find_map(|word| match word {
         "tfrecord" | "tfrecords" | "tfrec" => Some(Framing::TfRecord),
         "ofrecord" | "ofrecords" => Some(Framing::OfRecord),
         _ => None,
@@ -94,7 +97,15 @@ mod tests {
             ("dataset/part-12", of),
             ("ofrecord_from.tfrecord", tf),
             ("tfrecord_to.ofrecord", of),
+            ("ofrecord_from_tfrecord", tf),
+            ("train.tfrecord-00000-of-00001.gz", tf),
             // No hint.
+            ("x.tfrecord.jsonl", None),
+            ("x.tfrecord.idx", None),
+            ("x.tfrecord.rwindex", None),
+            ("x.ofrecord.txt", None),
+            ("ofrecord.part-0", None),
+            ("train.tfrecord.00001", None),
             ("part-", None),
             ("part-m-00000", None),
             ("part-r-00000", None),
