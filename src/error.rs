@@ -169,9 +169,11 @@ impl ErrorKind {
 pub struct Error(Box<Inner>);
 
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("[{name}]: {place}{kind}", name = .kind.name(), place = Place(self))]
+#[error("[{name}]: {place}{what}", name = .kind.name(), place = Place(self), what = What(self))]
 struct Inner {
     kind: ErrorKind,
+    /// Said instead of the kind's own text (see [`Error::detail`]).
+    detail: Option<Arc<str>>,
     file: Option<Arc<str>>,
     record: Option<u64>,
     offset: Option<u64>,
@@ -217,11 +219,24 @@ impl fmt::Display for Place<'_> {
     }
 }
 
+/// The details: the error's own message, else the kind's text with its values.
+struct What<'e>(&'e Inner);
+
+impl fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.detail {
+            Some(detail) => f.write_str(detail),
+            None => fmt::Display::fmt(&self.0.kind, f),
+        }
+    }
+}
+
 impl Error {
     /// An error of `kind` at absolute byte `offset`.
     pub fn new(kind: ErrorKind, offset: u64) -> Self {
         Error(Box::new(Inner {
             kind,
+            detail: None,
             file: None,
             record: None,
             offset: Some(offset),
@@ -250,6 +265,7 @@ impl Error {
         };
         Error(Box::new(Inner {
             kind,
+            detail: None,
             file: None,
             record: None,
             offset: None,
@@ -269,9 +285,41 @@ impl Error {
         self
     }
 
+    /// Says `detail` instead of the kind's own text; the kind and its values
+    /// are kept.
+    pub(crate) fn with_detail(mut self, detail: impl Into<Arc<str>>) -> Self {
+        self.0.detail = Some(detail.into());
+        self
+    }
+
     /// The kind, with the values involved.
     pub fn kind(&self) -> &ErrorKind {
         &self.0.kind
+    }
+
+    /// The message shown instead of the kind's own text, when the error has
+    /// one. Only one case has: an input whose first bytes fit neither
+    /// framing, whose first-frame error (its kind and values unchanged, such
+    /// as `truncated_data`) says `not a TFRecord or OFRecord file: …` and what
+    /// those bytes look like (docs/FORMAT.md §1.6).
+    ///
+    /// ```
+    /// use recordwire::io::{OpenOptions, RecordFile};
+    ///
+    /// let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    /// let file = RecordFile::from_bytes(png.into(), "photo", &OpenOptions::default());
+    /// let err = file.records().next().unwrap().unwrap_err();
+    /// assert_eq!(err.kind().name(), "truncated_data");
+    /// assert!(err.detail().unwrap().starts_with("not a TFRecord or OFRecord file: "));
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "[truncated_data]: photo: record 0 at byte 0: not a TFRecord or OFRecord file: \
+    ///      it starts with the PNG signature (89 50 4e 47 0d 0a 1a 0a); not a TFRecord header, \
+    ///      and as an OFRecord header it declares 727905341920923785 bytes, 8 available"
+    /// );
+    /// ```
+    pub fn detail(&self) -> Option<&str> {
+        self.0.detail.as_deref()
     }
 
     /// The file, when known.
@@ -297,6 +345,7 @@ impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Inner {
             kind,
+            detail,
             file,
             record,
             offset,
@@ -304,6 +353,7 @@ impl fmt::Debug for Error {
         } = &*self.0;
         f.debug_struct("Error")
             .field("kind", kind)
+            .field("detail", detail)
             .field("file", file)
             .field("record", record)
             .field("offset", offset)
@@ -317,7 +367,8 @@ impl fmt::Debug for Error {
 impl PartialEq for Error {
     fn eq(&self, other: &Self) -> bool {
         let (a, b) = (&*self.0, &*other.0);
-        (&a.kind, &a.file, a.record, a.offset) == (&b.kind, &b.file, b.record, b.offset)
+        (&a.kind, &a.detail, &a.file, a.record, a.offset)
+            == (&b.kind, &b.detail, &b.file, b.record, b.offset)
     }
 }
 

@@ -80,7 +80,7 @@ where
 /// Options shared by the commands that read record files.
 #[derive(Debug, Clone, Args)]
 pub struct ReadArgs {
-    /// Framing of the input.
+    /// Framing of the input (auto: from its first bytes and its name, `.tfrecord`, `.ofrecord`, `part-N`).
     #[arg(long, value_parser = auto::<Framing>(), default_value = "auto")]
     pub framing: Auto<Framing>,
     /// Payload type (default: example for TFRecord, ofrecord for OFRecord).
@@ -189,10 +189,10 @@ pub enum Command {
         input: PathBuf,
         /// Record file to write (`-` for stdout).
         output: PathBuf,
-        /// Framing of the output (default: ofrecord for --payload ofrecord, else tfrecord).
+        /// Framing of the output (default: from the output's name, `.ofrecord`/`part-N` or `.tfrecord`/`.tfrec`; else ofrecord for --payload ofrecord, else tfrecord).
         #[arg(long, value_parser = auto::<Framing>())]
         framing: Option<Auto<Framing>>,
-        /// Payload type of the records (default: ofrecord for --framing ofrecord, else example).
+        /// Payload type of the records (default: ofrecord for OFRecord framing, else example).
         #[arg(long, value_parser = named::<PayloadKind>())]
         payload: Option<PayloadKind>,
         /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
@@ -217,10 +217,10 @@ pub enum Command {
         /// How to read the input.
         #[command(flatten)]
         read: ReadArgs,
-        /// Framing of the output (default: the input's).
+        /// Framing of the output (default: from the output's name, `.ofrecord`/`part-N` or `.tfrecord`/`.tfrec`; else the input's).
         #[arg(long = "out-framing", value_parser = auto::<Framing>())]
         out_framing: Option<Auto<Framing>>,
-        /// Payload type of the output (default: the input's).
+        /// Payload type of the output (default: the input's, example ↔ ofrecord when the framing changes).
         #[arg(long = "out-payload", value_parser = named::<PayloadKind>())]
         out_payload: Option<PayloadKind>,
         /// Output options.

@@ -222,7 +222,7 @@ pub(super) fn index(
     );
     progress.finish();
     let index = built
-        .map_err(|e| e.with_file(file.name()))
+        .map_err(|e| file.explain(e).with_file(file.name()))
         .map_err(|e| data_or_fatal(e, stderr))?;
     let out: PathBuf = match out {
         Some(p) => p.to_path_buf(),

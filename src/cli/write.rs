@@ -13,7 +13,7 @@ use crate::encode::{
 };
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
-use crate::io::Compression;
+use crate::io::{framing_hint, Compression};
 use crate::json::read::message_from_json;
 use crate::names::Auto;
 use crate::view::PayloadRef;
@@ -47,6 +47,50 @@ fn compression_for(arg: Option<Compression>, output: &Path) -> Compression {
             Some("zlib") | Some("zz") => Compression::Zlib,
             _ => Compression::None,
         },
+    }
+}
+
+/// The framing a payload kind is written in by default: tf.Example and
+/// SequenceExample in TFRecord, OFRecord in OFRecord; raw in either.
+fn native_framing(payload: PayloadKind) -> Option<Framing> {
+    match payload {
+        PayloadKind::Example | PayloadKind::SequenceExample => Some(Framing::TfRecord),
+        PayloadKind::OfRecord => Some(Framing::OfRecord),
+        PayloadKind::Raw => None,
+    }
+}
+
+/// The framing `pack` and `convert` write to `output` (docs/FORMAT.md §9.3):
+/// the one named with `option` (`--framing`, `--out-framing`) when given,
+/// whatever the name says; else the one `output`'s name suggests
+/// ([`framing_hint`]); else `otherwise` (the input's, or the payload's).
+///
+/// A payload kind named explicitly (`--payload`, `--out-payload`) whose own
+/// framing (tf.Example and SequenceExample: TFRecord, OFRecord: OFRecord)
+/// contradicts the name is refused: only a named framing may disagree with
+/// the output's name.
+fn output_framing(
+    named: Option<Framing>,
+    payload: Option<PayloadKind>,
+    output: &Path,
+    option: &str,
+    otherwise: impl FnOnce() -> Framing,
+) -> Result<Framing, Failure> {
+    if let Some(named) = named {
+        return Ok(named);
+    }
+    let Some(hinted) = framing_hint(output) else {
+        return Ok(otherwise());
+    };
+    match payload.and_then(|p| native_framing(p).map(|f| (p, f))) {
+        Some((p, own)) if own != hinted => Err(Failure::Usage(format!(
+            "{}: the name says {hinted} framing, but {} payloads belong in {own} frames; \
+             say {option} {hinted} to write them in {hinted} frames anyway, or name the \
+             output for {own}",
+            output.display(),
+            p.name()
+        ))),
+        _ => Ok(hinted),
     }
 }
 
@@ -166,17 +210,21 @@ pub(super) fn pack(
         sorted,
         pad_to_page,
     } = o;
-    let framing = framing.and_then(Auto::get);
+    let framing = output_framing(
+        framing.and_then(Auto::get),
+        payload,
+        output,
+        "--framing",
+        || match payload {
+            Some(PayloadKind::OfRecord) => Framing::OfRecord,
+            _ => Framing::TfRecord,
+        },
+    )?;
     let payload: PayloadKind = match (payload, framing) {
         (Some(p), _) => p,
-        (None, Some(Framing::OfRecord)) => PayloadKind::OfRecord,
-        (None, _) => PayloadKind::Example,
+        (None, Framing::OfRecord) => PayloadKind::OfRecord,
+        (None, Framing::TfRecord) => PayloadKind::Example,
     };
-    let framing = framing.unwrap_or(if payload == PayloadKind::OfRecord {
-        Framing::OfRecord
-    } else {
-        Framing::TfRecord
-    });
     let name = input.display().to_string();
     let reader: Box<dyn BufRead> = if input == Path::new("-") {
         Box::new(io::BufReader::new(io::stdin()))
@@ -419,7 +467,13 @@ pub(super) fn convert(
     let mut source = read.open(input, ErrorPolicy::Fail)?;
     let name = source.name().to_string();
     let from = read.payload_for(source.framing());
-    let framing = out_framing.and_then(Auto::get).unwrap_or(source.framing());
+    let framing = output_framing(
+        out_framing.and_then(Auto::get),
+        out_payload,
+        output,
+        "--out-framing",
+        || source.framing(),
+    )?;
     let to: PayloadKind = match out_payload {
         Some(p) => p,
         None if from == PayloadKind::Example && framing == Framing::OfRecord => {

@@ -11,6 +11,8 @@
 //! - [`records`] / [`records_at`]: the iterator over a whole buffer, with the
 //!   error policy of [`ReadOptions`];
 //! - [`detect`]: TFRecord, OFRecord or compressed, from the first bytes;
+//!   [`detect_with_hint`]: the same with the framing a file's name suggests
+//!   (docs/FORMAT.md §1.6);
 //! - [`pad`]: pad frames, valid frames that hold no record (docs/FORMAT.md §7.5):
 //!   [`is_pad`] recognises one, [`pad::pad_frame`] and friends build one of
 //!   an exact size;
@@ -47,6 +49,7 @@
 
 mod build;
 mod crc;
+mod detect;
 mod options;
 pub mod pad;
 mod parse;
@@ -57,13 +60,16 @@ pub use build::{
     write_tfrecord_frame,
 };
 pub use crc::{mask, masked_crc32c, masked_crc32c_u64, unmask, MASK_DELTA};
+pub use detect::{detect, detect_with_hint, Detected};
 pub use options::{ErrorPolicy, ReadOptions};
 pub use pad::is_pad;
 pub use parse::{
-    detect, find_tfrecord_header, is_tfrecord_header, parse_frame, parse_header, Detected, Frame,
-    FrameError, Framing, Header, Incomplete, Status, OFRECORD_HEADER_LEN, TFRECORD_FOOTER_LEN,
+    find_tfrecord_header, is_tfrecord_header, parse_frame, parse_header, Frame, FrameError,
+    Framing, Header, Incomplete, Status, OFRECORD_HEADER_LEN, TFRECORD_FOOTER_LEN,
     TFRECORD_HEADER_LEN,
 };
+
+pub(crate) use detect::{not_record_file, Basis};
 pub use records::{records, records_at, Record, Records};
 
 pub(crate) use records::{Step, Walker};

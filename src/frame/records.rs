@@ -13,6 +13,7 @@ use std::iter::FusedIterator;
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::detect::{not_record_file, Basis};
 use super::pad::is_pad;
 use super::parse::{find_tfrecord_header, parse_frame, FrameError, Incomplete, Status};
 use super::{ErrorPolicy, Framing, ReadOptions, TFRECORD_HEADER_LEN};
@@ -219,6 +220,14 @@ impl<'a> Records<'a> {
         self
     }
 
+    /// Says how the framing was chosen, for the message of an error in the
+    /// frame at byte 0 (docs/FORMAT.md §1.6).
+    #[must_use]
+    pub(crate) fn with_basis(mut self, basis: Basis) -> Self {
+        self.walker.basis = basis;
+        self
+    }
+
     /// The framing being read.
     pub fn framing(&self) -> Framing {
         self.walker.framing
@@ -362,6 +371,9 @@ pub(crate) struct Walker {
     /// The input ends early for this reason (a decompressor or read failure).
     cut: Option<ErrorKind>,
     file: Option<Arc<str>>,
+    /// How the framing was chosen: an error in the frame at byte 0 of an
+    /// input read on a guess may say that it is not a record file at all.
+    basis: Basis,
 }
 
 impl Walker {
@@ -377,7 +389,12 @@ impl Walker {
             resync: None,
             cut: None,
             file: None,
+            basis: Basis::Named,
         }
+    }
+
+    pub(crate) fn set_basis(&mut self, basis: Basis) {
+        self.basis = basis;
     }
 
     pub(crate) fn set_file(&mut self, name: Option<Arc<str>>) {
@@ -452,7 +469,7 @@ impl Walker {
                     len: self.framing.header_len() as u64,
                 };
             }
-            return self.end_of_input(None);
+            return self.end_of_input(None, rest);
         }
         match parse_frame(rest, self.framing, &self.opts) {
             Ok(Status::Complete(frame)) => {
@@ -484,14 +501,14 @@ impl Walker {
                 from: self.pos,
                 len: more.needed(),
             },
-            Ok(Status::Incomplete(more)) => self.end_of_input(Some(more)),
-            Err(damage) => self.damaged(damage, buf, base, eof),
+            Ok(Status::Incomplete(more)) => self.end_of_input(Some(more), rest),
+            Err(damage) => self.damaged(damage, rest, buf, base, eof),
         }
     }
 
     /// The input has ended, at the walker's position (`more` = `None`) or
-    /// inside the frame that starts there.
-    fn end_of_input(&mut self, more: Option<Incomplete>) -> Step {
+    /// inside the frame that starts there, whose bytes are `rest`.
+    fn end_of_input(&mut self, more: Option<Incomplete>, rest: &[u8]) -> Step {
         self.done = true;
         let kind = match (self.cut.take(), more) {
             (Some(cause), _) => cause,
@@ -499,21 +516,42 @@ impl Walker {
             (None, None) => return Step::End,
         };
         self.errors = self.errors.saturating_add(1);
-        Step::Error(self.error(kind))
+        Step::Error(self.error(kind, rest))
     }
 
-    /// An error at the frame being read.
-    fn error(&self, kind: ErrorKind) -> Error {
+    /// An error at the frame being read, which starts with `rest`. In the
+    /// frame at byte 0 of an input whose framing was not certain, it may say
+    /// that the input is not a record file (docs/FORMAT.md §1.6).
+    fn error(&self, kind: ErrorKind, rest: &[u8]) -> Error {
+        let detail = match (self.pos, self.basis) {
+            (_, Basis::Named | Basis::Header) | (1.., _) => None,
+            (0, basis) => {
+                let head = rest.get(..self.framing.header_len()).unwrap_or(rest);
+                not_record_file(head, &kind, basis)
+            }
+        };
         let err = Error::new(kind, self.pos).with_record(self.next_id);
+        let err = match detail {
+            Some(detail) => err.with_detail(detail),
+            None => err,
+        };
         match &self.file {
             Some(file) => err.with_file(Arc::clone(file)),
             None => err,
         }
     }
 
-    /// A damaged frame at the walker's position: apply the policy.
-    fn damaged(&mut self, damage: FrameError, buf: &[u8], base: u64, eof: bool) -> Step {
-        let error = self.error(damage.kind());
+    /// A damaged frame at the walker's position, which starts with `rest`
+    /// (in the window `buf`): apply the policy.
+    fn damaged(
+        &mut self,
+        damage: FrameError,
+        rest: &[u8],
+        buf: &[u8],
+        base: u64,
+        eof: bool,
+    ) -> Step {
+        let error = self.error(damage.kind(), rest);
         self.errors = self.errors.saturating_add(1);
         let give_up = match self.opts.policy {
             ErrorPolicy::Fail => true,

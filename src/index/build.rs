@@ -5,7 +5,7 @@ use std::io::Read;
 use super::fingerprint::{Sampler, EDGE};
 use super::Index;
 use crate::error::Error;
-use crate::frame::{detect, is_pad, parse_frame, Framing, ReadOptions, Status};
+use crate::frame::{is_pad, parse_frame, Framing, ReadOptions, Status};
 use crate::io::{decoder, resolve, OpenOptions, StreamRecords};
 
 /// [`Index::build_with_progress`] reports at least every this many bytes.
@@ -138,7 +138,11 @@ impl Index {
         let mut reader = reader;
         let prefix =
             read_prefix(&mut reader, crate::frame::TFRECORD_HEADER_LEN).map_err(Error::io)?;
-        let (compression, framing) = resolve(detect(&prefix), options);
+        let crate::io::Resolved {
+            compression,
+            framing,
+            basis,
+        } = resolve(&prefix, None, options);
         let verify_crcs = options.read.check_data_crc;
         // The builder sees pad frames (to flag them) and skips them itself.
         let opts = ReadOptions::default()
@@ -149,7 +153,9 @@ impl Index {
             std::io::Cursor::new(prefix).chain(reader),
             compression,
         ));
-        let mut stream = StreamRecords::new(tee, framing, opts).with_compression(compression);
+        let mut stream = StreamRecords::new(tee, framing, opts)
+            .with_compression(compression)
+            .with_basis(basis);
         let mut offsets: Vec<u64> = Vec::new();
         let mut sampler = Sampler::new();
         let mut last_end = 0;

@@ -86,7 +86,7 @@ impl Shard {
         // Building reads every header in file order; from then on, ids.
         let _ = Access::Sequential.advise(&file);
         let index = Index::build(file.bytes(), file.framing(), false)
-            .map_err(|e| e.with_file(file.name()))?;
+            .map_err(|e| file.explain(e).with_file(file.name()))?;
         let _ = Access::Random.advise(&file);
         Ok(Shard {
             file,

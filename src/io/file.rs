@@ -9,9 +9,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::compress::{decoder, read_all, read_error};
-use super::{mmap, resolve, Compression, OpenOptions};
+use super::{framing_hint, mmap, resolve, Compression, OpenOptions, Resolved};
 use crate::error::{Error, ErrorKind};
-use crate::frame::{detect, records_at, Framing, ReadOptions, Record, Records};
+use crate::frame::{not_record_file, records_at, Basis, Framing, ReadOptions, Record, Records};
 
 /// The name given to standard input in messages.
 pub const STDIN_NAME: &str = "<stdin>";
@@ -62,6 +62,8 @@ pub struct RecordFile {
     map: Option<Arc<memmap2::Mmap>>,
     /// Decompression stopped early for this reason.
     early_end: Option<ErrorKind>,
+    /// How the framing was chosen.
+    basis: Basis,
 }
 
 /// Shows what the file is, not its bytes.
@@ -80,10 +82,14 @@ impl fmt::Debug for RecordFile {
 
 impl RecordFile {
     /// Opens the file at `path` (`-` for stdin, read whole), detecting its
-    /// framing and compression unless `options` name them.
+    /// framing and compression unless `options` name them: from the first
+    /// bytes and the name ([`framing_hint`]), as docs/FORMAT.md §1.6 says.
     ///
     /// Errors: `io_error` (with the file name) when the file cannot be opened
-    /// or read. Damage inside the file is reported while iterating.
+    /// or read. Damage inside the file is reported while iterating, and so
+    /// is a file whose first bytes fit neither framing: its first item is
+    /// then an error at record 0, byte 0, that says `not a TFRecord or
+    /// OFRecord file: …` ([`Error::detail`]).
     pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<RecordFile, Error> {
         let path = path.as_ref();
         if path == Path::new("-") {
@@ -93,18 +99,26 @@ impl RecordFile {
                 .lock()
                 .read_to_end(&mut content)
                 .map_err(|e| Error::io(e).with_file(Arc::clone(&name)))?;
-            return Ok(Self::from_content(content.into(), name, options, None));
+            return Ok(Self::from_content(
+                content.into(),
+                name,
+                None,
+                options,
+                None,
+            ));
         }
         let name: Arc<str> = path.display().to_string().into();
         let (file, meta) = open_file(path, &name)?;
         let (content, map) = load(file, &meta, options.mmap, &name)?;
-        Ok(Self::from_content(content, name, options, map))
+        let hint = framing_hint(path);
+        Ok(Self::from_content(content, name, hint, options, map))
     }
 
     /// A record file over `bytes`, already in memory, named `name` in errors.
     ///
     /// Detection and decompression follow `options` as in
-    /// [`open`](Self::open) (`options.mmap` is not used).
+    /// [`open`](Self::open), from the bytes alone: `name` is not read for a
+    /// framing hint (`options.mmap` is not used).
     ///
     /// ```
     /// use bytes::Bytes;
@@ -121,16 +135,23 @@ impl RecordFile {
         name: impl Into<Arc<str>>,
         options: &OpenOptions,
     ) -> RecordFile {
-        Self::from_content(bytes, name.into(), options, None)
+        Self::from_content(bytes, name.into(), None, options, None)
     }
 
+    /// A record file over `raw`, the content of a file whose name suggests
+    /// `hint`.
     pub(crate) fn from_content(
         raw: Bytes,
         name: Arc<str>,
+        hint: Option<Framing>,
         options: &OpenOptions,
         map: Option<Arc<memmap2::Mmap>>,
     ) -> RecordFile {
-        let (compression, framing) = resolve(detect(&raw), options);
+        let Resolved {
+            compression,
+            framing,
+            basis,
+        } = resolve(&raw, hint, options);
         let (bytes, early_end, map) = match compression {
             Compression::Gzip | Compression::Zlib => {
                 let (content, err) = read_all(decoder(std::io::Cursor::new(raw), compression));
@@ -147,6 +168,29 @@ impl RecordFile {
             read: options.read,
             map,
             early_end,
+            basis,
+        }
+    }
+
+    /// How the framing was chosen.
+    pub(crate) fn basis(&self) -> Basis {
+        self.basis
+    }
+
+    /// `err`, met at record 0 and byte 0 of this file by a reader that does
+    /// not walk with [`records`](Self::records) (the index builder), with the
+    /// message that [`records`](Self::records) would give it: `not a
+    /// TFRecord or OFRecord file: …` when the first bytes fit neither
+    /// framing (docs/FORMAT.md §1.6).
+    pub(crate) fn explain(&self, err: Error) -> Error {
+        if err.record() != Some(0) || err.offset() != Some(0) || err.detail().is_some() {
+            return err;
+        }
+        let head = self.bytes.get(..self.framing.header_len());
+        let head = head.unwrap_or(&self.bytes);
+        match not_record_file(head, err.kind(), self.basis) {
+            Some(detail) => err.with_detail(detail),
+            None => err,
         }
     }
 
@@ -223,6 +267,7 @@ impl RecordFile {
         records_at(rest, start as u64, first_id, self.framing, opts)
             .with_file_of_records(&self.name)
             .with_early_end(self.early_end.clone())
+            .with_basis(self.basis)
     }
 
     /// The error that made the content end early (decompression failure), if any.

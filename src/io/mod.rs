@@ -26,17 +26,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::frame::{Detected, Framing, ReadOptions};
+use crate::frame::{detect, Basis, Detected, Framing, ReadOptions, TFRECORD_HEADER_LEN};
 use crate::names::OptionName;
 
 mod compress;
 mod file;
+mod hint;
 mod mmap;
 mod source;
 mod stream;
 
 pub use compress::{decoder, Inflater, ZlibReader};
 pub use file::{RecordFile, STDIN_NAME};
+pub use hint::framing_hint;
 pub use source::{open_source, Source};
 pub use stream::StreamRecords;
 
@@ -97,9 +99,10 @@ crate::option_names!(Compression);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenOptions {
-    /// The framing; `None` (the default) detects it.
+    /// The framing; `None` (the default) detects it, from the first bytes
+    /// and the file's name ([`framing_hint`]; docs/FORMAT.md §1.6).
     ///
-    /// Compressed input is TFRecord unless named otherwise.
+    /// Compressed input is TFRecord unless named (or its name says) otherwise.
     pub framing: Option<Framing>,
     /// The compression; [`Compression::Auto`] (the default) detects it.
     pub compression: Compression,
@@ -152,13 +155,29 @@ impl OpenOptions {
     }
 }
 
-/// The compression (never `Auto`) and framing of an input whose first bytes
-/// were `detected`, given what the options name.
+/// What an input is read as: compression, framing, and how sure that is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Resolved {
+    /// Never `Auto`.
+    pub(crate) compression: Compression,
+    pub(crate) framing: Framing,
+    pub(crate) basis: Basis,
+}
+
+/// The compression (never `Auto`) and framing of an input that starts with
+/// `prefix` (its first 12 bytes, or all of it when shorter) and whose name
+/// suggests `hint` ([`framing_hint`]), given what the options name
+/// (docs/FORMAT.md §1.6).
 ///
-/// A compressed input is TFRecord unless the framing is named; a plain one is
-/// TFRecord when it starts with a valid TFRecord header (or is empty), and
-/// otherwise OFRecord.
-pub(crate) fn resolve(detected: Detected, options: &OpenOptions) -> (Compression, Framing) {
+/// A named framing or compression is used as named. Else: a valid TFRecord
+/// header is TFRecord, whatever the name; a compressed input holds the
+/// hint's framing, or TFRecord; a plain one that does not start with a valid
+/// TFRecord header holds the hint's framing, or else OFRecord, as a
+/// fallback ([`Basis::Fallback`]: an error in its first frame then says that
+/// the input is not a record file at all).
+pub(crate) fn resolve(prefix: &[u8], hint: Option<Framing>, options: &OpenOptions) -> Resolved {
+    let prefix = prefix.get(..TFRECORD_HEADER_LEN).unwrap_or(prefix);
+    let detected = detect(prefix);
     let compression = match options.compression {
         Compression::Auto => match detected {
             Detected::Gzip => Compression::Gzip,
@@ -167,11 +186,23 @@ pub(crate) fn resolve(detected: Detected, options: &OpenOptions) -> (Compression
         },
         named => named,
     };
-    let framing = options.framing.unwrap_or(match (compression, detected) {
-        (Compression::Gzip | Compression::Zlib, _) | (_, Detected::TfRecord) => Framing::TfRecord,
-        _ => Framing::OfRecord,
-    });
-    (compression, framing)
+    let compressed = matches!(compression, Compression::Gzip | Compression::Zlib);
+    let (framing, basis) = match (options.framing, hint) {
+        (Some(named), _) => (named, Basis::Named),
+        // An empty file: the hint's framing (zero records either way).
+        (None, Some(hint)) if prefix.is_empty() => (hint, Basis::Header),
+        (None, _) if !compressed && detected == Detected::TfRecord => {
+            (Framing::TfRecord, Basis::Header)
+        }
+        (None, Some(hint)) => (hint, Basis::Assumed),
+        (None, None) if compressed => (Framing::TfRecord, Basis::Assumed),
+        (None, None) => (Framing::OfRecord, Basis::Fallback),
+    };
+    Resolved {
+        compression,
+        framing,
+        basis,
+    }
 }
 
 #[cfg(test)]

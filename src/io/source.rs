@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use super::compress::{decoder, fill_to};
 use super::file::{load, open_file, STDIN_NAME};
-use super::{resolve, Compression, OpenOptions, RecordFile, StreamRecords};
+use super::{framing_hint, resolve, Compression, OpenOptions, RecordFile, Resolved, StreamRecords};
 use crate::error::Error;
-use crate::frame::{detect, Framing, Record, Step, Walker};
+use crate::frame::{Framing, Record, Step, Walker};
 
 /// A record input of any kind, walked record by record with
 /// [`next_record`](Self::next_record) or [`for_each_record`](Self::for_each_record).
@@ -79,44 +79,57 @@ pub fn open_source(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Sour
 
 impl Source {
     /// Opens `path`, or stdin for `-`, detecting framing and compression
-    /// unless `options` name them (docs/FORMAT.md §1.6, "Detection"; see the table above
-    /// for the reader used).
+    /// unless `options` name them, from the first bytes and the name
+    /// ([`framing_hint`]; docs/FORMAT.md §1.6, "Detection"; see the table
+    /// above for the reader used).
     ///
     /// Errors: `io_error` (with the file name) when the input cannot be
     /// opened, or its first bytes cannot be read. Damage inside is reported
-    /// while walking.
+    /// while walking, and so is an input whose first bytes fit neither
+    /// framing: the first item is then an error at record 0, byte 0, that
+    /// says `not a TFRecord or OFRecord file: …` ([`Error::detail`]).
     pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Source, Error> {
         let path = path.as_ref();
         if path == Path::new("-") {
             return Source::from_reader(std::io::stdin(), STDIN_NAME, options);
         }
         let name: Arc<str> = path.display().to_string().into();
+        let hint = framing_hint(path);
         let (file, meta) = open_file(path, &name)?;
         if !meta.is_file() {
-            return Source::from_reader(file, name, options);
+            return Source::stream(file, name, hint, options);
         }
         let (raw, map) = load(file, &meta, options.mmap, &name)?;
-        let (compression, _) = resolve(detect(&raw), options);
-        match compression {
+        match resolve(&raw, hint, options).compression {
             Compression::Gzip | Compression::Zlib => {
                 // Stream from the map: only the decompressed window is held.
-                Source::from_reader(std::io::Cursor::new(raw), name, options)
+                Source::stream(std::io::Cursor::new(raw), name, hint, options)
             }
             Compression::None | Compression::Auto => {
-                let file = RecordFile::from_content(raw, name, options, map);
+                let file = RecordFile::from_content(raw, name, hint, options, map);
                 Ok(Source::from_file(file))
             }
         }
     }
 
     /// Streams records from `reader`, detecting framing and compression from
-    /// its first bytes unless `options` name them. Errors carry `name`.
+    /// its first bytes unless `options` name them (`name` is not read for a
+    /// framing hint). Errors carry `name`.
     pub fn from_reader(
         reader: impl Read + Send + 'static,
         name: impl Into<Arc<str>>,
         options: &OpenOptions,
     ) -> Result<Source, Error> {
-        let name = name.into();
+        Source::stream(reader, name.into(), None, options)
+    }
+
+    /// Streams records from `reader`, whose name suggests `hint`.
+    fn stream(
+        reader: impl Read + Send + 'static,
+        name: Arc<str>,
+        hint: Option<Framing>,
+        options: &OpenOptions,
+    ) -> Result<Source, Error> {
         let mut reader = reader;
         let mut prefix = Vec::new();
         fill_to(
@@ -125,10 +138,15 @@ impl Source {
             crate::frame::TFRECORD_HEADER_LEN as u64,
         )
         .map_err(|e| Error::io(e).with_file(Arc::clone(&name)))?;
-        let (compression, framing) = resolve(detect(&prefix), options);
+        let Resolved {
+            compression,
+            framing,
+            basis,
+        } = resolve(&prefix, hint, options);
         let reader = decoder(std::io::Cursor::new(prefix).chain(reader), compression);
         let stream = StreamRecords::new(reader, framing, options.read)
             .with_compression(compression)
+            .with_basis(basis)
             .with_file(name);
         Ok(Source {
             inner: Inner::Stream(stream),
@@ -139,6 +157,7 @@ impl Source {
     pub fn from_file(file: RecordFile) -> Source {
         let mut walker = Walker::new(file.framing(), file.read_options(), 0, 0);
         walker.set_file(Some(Arc::clone(file.name_arc())));
+        walker.set_basis(file.basis());
         if let Some(cause) = file.early_end_kind() {
             walker.cut(cause);
         }

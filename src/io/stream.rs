@@ -101,6 +101,14 @@ impl<R: Read> StreamRecords<R> {
         self
     }
 
+    /// Says how the framing was chosen, for the message of an error in the
+    /// frame at byte 0 (docs/FORMAT.md §1.6).
+    #[must_use]
+    pub(crate) fn with_basis(mut self, basis: crate::frame::Basis) -> Self {
+        self.walker.set_basis(basis);
+        self
+    }
+
     /// Attaches a file name to every error.
     #[must_use]
     pub fn with_file(mut self, name: impl Into<Arc<str>>) -> Self {

@@ -513,5 +513,46 @@ fn sources_and_files_can_move_between_threads() {
         &OpenOptions::default(),
     );
     let shown = format!("{:?}", Source::from_file(file));
-    assert!(shown.len() < 400, "Debug shows no bytes: {shown}");
+    assert!(shown.len() < 500, "Debug shows no bytes: {shown}");
+}
+
+#[test]
+fn resolve_follows_the_detection_table() {
+    use crate::frame::{tfrecord_frame, Basis};
+    let good = tfrecord_frame(b"abc");
+    let mut damaged = good.clone();
+    damaged[8] ^= 1;
+    let gz = gzip(b"x");
+    let (tf, of) = (Some(Framing::TfRecord), Some(Framing::OfRecord));
+    let auto = OpenOptions::default();
+    let r = |prefix: &[u8], hint, options: &OpenOptions| {
+        let r = resolve(prefix, hint, options);
+        (r.compression, r.framing, r.basis)
+    };
+    use Compression::{Gzip, None as Plain};
+    use Framing::{OfRecord as Of, TfRecord as Tf};
+    assert_eq!(r(b"", None, &auto), (Plain, Tf, Basis::Header));
+    assert_eq!(r(b"", of, &auto), (Plain, Of, Basis::Header));
+    assert_eq!(r(&good, of, &auto), (Plain, Tf, Basis::Header));
+    assert_eq!(r(&damaged, None, &auto), (Plain, Of, Basis::Fallback));
+    assert_eq!(r(&damaged, tf, &auto), (Plain, Tf, Basis::Assumed));
+    assert_eq!(r(&damaged, of, &auto), (Plain, Of, Basis::Assumed));
+    assert_eq!(r(&gz, None, &auto), (Gzip, Tf, Basis::Assumed));
+    assert_eq!(r(&gz, of, &auto), (Gzip, Of, Basis::Assumed));
+    // Named: used as named, never second-guessed.
+    let named = auto.with_framing(of);
+    assert_eq!(r(&good, tf, &named), (Plain, Of, Basis::Named));
+    let plain = auto.with_compression(Compression::None);
+    assert_eq!(r(&gz, None, &plain), (Plain, Of, Basis::Fallback));
+    assert_eq!(r(&gz, tf, &plain), (Plain, Tf, Basis::Assumed));
+    // The uncompressed framing is the one `detect_with_hint` tells.
+    for prefix in [&good[..], &damaged, b"", b"\x01\0\0\0\0\0\0\0"] {
+        for hint in [None, tf, of] {
+            let want = match crate::frame::detect_with_hint(prefix, hint) {
+                crate::frame::Detected::OfRecord => Of,
+                _ => Tf,
+            };
+            assert_eq!(r(prefix, hint, &auto).1, want, "{prefix:02x?} {hint:?}");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! The file layer: framing and compression of record files, read through the
 //! library and the command line: the reference files TensorFlow wrote,
+//! detection with file names as hints and inputs that are no record file,
 //! damaged and hostile files, faults (files that grow while read, killed
 //! writers, damaged indexes), page-aware padding, and the fuzz targets' checks
 //! over their saved inputs.
@@ -12,6 +13,7 @@
 mod support;
 
 mod bad_files;
+mod detection;
 mod faults;
 mod fuzz_regressions;
 mod hostile;

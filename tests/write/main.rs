@@ -1,6 +1,7 @@
 //! The writing layer: the owned messages and their encoders (properties,
 //! and differential against prost), the JSON round trip, and the write path
-//! end to end (`pack`, `encode`, `convert`, atomic replacement).
+//! end to end (`pack`, `encode`, `convert`, atomic replacement, the framing
+//! taken from the output's name).
 //!
 //! One test binary per layer (`decode`, `files`, `index`, `write`, `cli`),
 //! sharing `tests/support/`. Each module was a test binary of its own; its
@@ -13,4 +14,5 @@ mod counting_alloc;
 mod support;
 
 mod encode_properties;
+mod output_framing;
 mod write_path;

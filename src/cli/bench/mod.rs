@@ -73,7 +73,7 @@ use std::time::Instant;
 use super::indexed::{data_or_fatal, open_shard};
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
-use crate::frame::{detect, ErrorPolicy, Framing};
+use crate::frame::{ErrorPolicy, Framing};
 use crate::io::{Compression, OpenOptions};
 use crate::view::DecodeOptions;
 use measure::{pass, random_access, timer_overhead, Input, Passes, Random, Visitor};
@@ -230,5 +230,6 @@ fn resolve(path: &Path, options: &OpenOptions) -> Result<(Compression, Framing),
                 .read_to_end(&mut prefix)
         })
         .map_err(|e| Failure::Fatal(Error::io(e).with_file(shown.as_str()), EXIT_USAGE))?;
-    Ok(crate::io::resolve(detect(&prefix), options))
+    let resolved = crate::io::resolve(&prefix, crate::io::framing_hint(path), options);
+    Ok((resolved.compression, resolved.framing))
 }
