@@ -92,7 +92,8 @@ pub struct ReadArgs {
     /// Strict mode: also report duplicate keys, unknown fields and mixed packing.
     #[arg(long)]
     pub strict: bool,
-    /// Read files with plain reads instead of a memory map.
+    /// Read files with plain reads instead of a memory map (in chunks, in
+    /// constant memory, where the command reads records in file order).
     #[arg(long)]
     pub no_mmap: bool,
     /// Do not check the data CRCs of TFRecord frames (length CRCs are always checked).

@@ -107,8 +107,10 @@ pub struct OpenOptions {
     /// The compression; [`Compression::Auto`] (the default) detects it.
     pub compression: Compression,
     /// Memory-map plain regular files (default `true`); `false` reads them
-    /// into memory instead (`--no-mmap`), for files that may change or be
-    /// truncated while they are open (see [`RecordFile`]).
+    /// with plain reads instead (`--no-mmap`), for files that may change or
+    /// be truncated while they are open (see [`RecordFile`]):
+    /// [`Source::open`] then streams them in chunks, in constant memory, and
+    /// [`RecordFile::open`] reads them whole into memory.
     pub mmap: bool,
     /// CRC checks and error policy.
     pub read: ReadOptions,

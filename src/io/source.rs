@@ -96,7 +96,9 @@ impl Source {
         let name: Arc<str> = path.display().to_string().into();
         let hint = framing_hint(path);
         let (file, meta) = open_file(path, &name)?;
-        if !meta.is_file() {
+        if !meta.is_file() || !options.mmap {
+            // A pipe or device, or a file not to be mapped (`--no-mmap`):
+            // read in chunks, in constant memory, as a stream.
             return Source::stream(file, name, hint, options);
         }
         let (raw, map) = load(file, &meta, options.mmap, &name)?;

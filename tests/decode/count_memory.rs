@@ -70,3 +70,26 @@ fn count_reports_damage_where_cat_and_verify_do() {
     assert_eq!(count_err, verify_err);
     assert_eq!((cat_code, cat_err), (verify_code, verify_err));
 }
+
+#[test]
+fn no_mmap_reads_a_plain_file_in_constant_memory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.tfrecord");
+    let options = WriterOptions::new(Framing::TfRecord);
+    let mut w = RecordWriter::create(&path, options).expect("create");
+    let data = vec![7u8; 8192];
+    for _ in 0..6144 {
+        w.write_record(&data).expect("write");
+    }
+    w.finish().expect("finish");
+    let path = path.to_str().expect("UTF-8 path");
+    for command in ["count", "verify"] {
+        let ((code, out, err), peak) =
+            peak_bytes(|| run(&[command, "--no-mmap", "--payload", "raw", path]));
+        assert_eq!(code, 0, "{command}: {out}{err}");
+        assert!(
+            peak < 8 << 20,
+            "{command} --no-mmap held {peak} bytes at once for a 50 MB file"
+        );
+    }
+}

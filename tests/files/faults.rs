@@ -177,13 +177,18 @@ fn check_records(frames: &Frames, seen: &Seen, what: &str) {
     }
 }
 
-/// Reads `path` through a [`Source`] (which maps it, or reads it whole with
-/// `mmap: false`), to the end.
+/// Reads `path` through a [`Source`] over a whole snapshot of it: its map,
+/// or with `mmap: false` the file read whole ([`RecordFile`] read into
+/// memory; `Source::open` would stream it, which [`read_stream`] checks).
 fn read_source(path: &Path, framing: Framing, mmap: bool) -> (Seen, u64) {
     let opts = OpenOptions::default()
         .with_framing(Some(framing))
         .with_mmap(mmap);
-    let mut source = Source::open(path, &opts).unwrap();
+    let mut source = if mmap {
+        Source::open(path, &opts).unwrap()
+    } else {
+        Source::from_file(recordwire::io::RecordFile::open(path, &opts).unwrap())
+    };
     let len = source.as_file().map(|f| f.len() as u64);
     let mut seen = Seen {
         records: Vec::new(),
