@@ -251,7 +251,7 @@ pub(super) fn get(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-    let payload = read.payload_for(shard.file().framing());
+    let payload = read.payload_of_file(shard.file(), stderr).kind;
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
     let name = shard.file().name().to_string();

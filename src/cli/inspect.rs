@@ -162,12 +162,11 @@ pub(super) fn inspect(
     // Pad frames are seen here (not skipped) so that their cost is reported.
     let mut options = read.open_options(ErrorPolicy::Fail);
     options.read.skip_pads = false;
-    let mut source = crate::io::Source::open(path, &options)
-        .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?;
+    let (mut source, chosen) = read.open_payload(path, &options, stderr)?;
     let name = source.name().to_string();
     let framing = source.framing();
     let compression = source.compression();
-    let payload = read.payload_for(framing);
+    let payload = chosen.kind;
     let mut sizes = Stat::default();
     let mut pads = Stat::default();
     let mut file_bytes = 0u64;

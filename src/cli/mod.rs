@@ -10,6 +10,7 @@ mod args;
 mod bench;
 mod indexed;
 mod inspect;
+mod payload;
 mod write;
 
 use std::ffi::OsString;
@@ -311,17 +312,6 @@ impl ReadArgs {
         }
     }
 
-    /// The payload kind for a file of `framing`.
-    pub(crate) fn payload_for(&self, framing: Framing) -> PayloadKind {
-        match self.payload {
-            Some(p) => p,
-            None => match framing {
-                Framing::TfRecord => PayloadKind::Example,
-                Framing::OfRecord => PayloadKind::OfRecord,
-            },
-        }
-    }
-
     /// Opens `path`; an input that cannot be opened is a fatal error.
     pub(crate) fn open(&self, path: &Path, policy: ErrorPolicy) -> Result<Source, Failure> {
         Source::open(path, &self.open_options(policy)).map_err(|e| Failure::Fatal(e, EXIT_USAGE))
@@ -361,8 +351,8 @@ fn cat(
     let mut line = Vec::with_capacity(1 << 12);
     let mut bad = false;
     for path in files {
-        let mut source = read.open(path, policy)?;
-        let payload = read.payload_for(source.framing());
+        let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
+        let payload = chosen.kind;
         let mut decode_errors = 0u64;
         loop {
             let item = source.next_record();
@@ -473,9 +463,9 @@ fn dump(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     use std::fmt::Write as _;
-    let mut source = read.open(path, ErrorPolicy::Fail)?;
+    let (mut source, chosen) = read.open_with_payload(path, ErrorPolicy::Fail, stderr)?;
     let framing = source.framing();
-    let payload = read.payload_for(framing);
+    let payload = chosen.kind;
     let _ = writeln!(
         stdout,
         "# {}: {} frames{}, {} payloads",
@@ -561,8 +551,9 @@ fn verify(
 ) -> CmdResult {
     let mut bad = false;
     for path in files {
-        let mut source = read.open(path, ErrorPolicy::Skip { max_errors: None })?;
-        let payload = read.payload_for(source.framing());
+        let policy = ErrorPolicy::Skip { max_errors: None };
+        let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
+        let payload = chosen.kind;
         let options = crate::view::DecodeOptions {
             strict: read.strict,
         };

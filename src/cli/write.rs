@@ -401,9 +401,9 @@ pub(super) fn convert(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let mut source = read.open(input, ErrorPolicy::Fail)?;
+    let (mut source, chosen) = read.open_with_payload(input, ErrorPolicy::Fail, stderr)?;
     let name = source.name().to_string();
-    let from = read.payload_for(source.framing());
+    let from = chosen.kind;
     let framing = out_framing.and_then(Auto::get).unwrap_or(source.framing());
     let to: PayloadKind = match out_payload {
         Some(p) => p,
