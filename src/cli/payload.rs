@@ -1,5 +1,6 @@
 //! Which payload the records of an input are read as (`--payload`, default
-//! `auto`: docs/FORMAT.md §2.4, §9.5).
+//! `auto`: docs/FORMAT.md §2.4), and the notes on stderr when the records may
+//! not be that message (§9.5).
 
 use std::io::{Cursor, Read, Write};
 use std::path::Path;
@@ -8,7 +9,7 @@ use super::{Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::{is_pad, ErrorPolicy, Framing, Record};
 use crate::io::{OpenOptions, RecordFile, Source, STDIN_NAME};
-use crate::view::{PayloadKind, PayloadSniffer};
+use crate::view::{PayloadKind, PayloadRef, PayloadSniffer, UnknownField};
 
 /// The bytes of a pipe read ahead, at most, to find the first records.
 const MAX_LOOKAHEAD: u64 = 16 << 20;
@@ -236,4 +237,93 @@ fn open_stream(path: &Path, options: &OpenOptions) -> Result<(Source, Chosen), F
     let source = Source::from_reader(Cursor::new(prefix).chain(reader), name.as_str(), options)
         .map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
     Ok((source, chosen))
+}
+
+/// What one input's records showed about their payload: records with
+/// top-level fields their message does not have, and records that do not
+/// decode. [`Notes::finish`] says it on stderr, once per input.
+#[derive(Debug)]
+pub(crate) struct Notes {
+    chosen: Chosen,
+    /// Records looked at.
+    records: u64,
+    /// Records with an unknown top-level field, and the first one.
+    unknown: u64,
+    first_unknown: Option<(u64, UnknownField)>,
+    /// Records that did not decode, and the first one.
+    bad: u64,
+    first_bad: Option<u64>,
+}
+
+impl Notes {
+    pub fn new(chosen: Chosen) -> Self {
+        Notes {
+            chosen,
+            records: 0,
+            unknown: 0,
+            first_unknown: None,
+            bad: 0,
+            first_bad: None,
+        }
+    }
+
+    /// A record that decoded as the chosen payload: looks at its top level.
+    pub fn record(&mut self, id: u64, data: &[u8], base: u64) {
+        self.records += 1;
+        if let Ok(Some(field)) = PayloadRef::new(self.chosen.kind, data, base).unknown_top_field() {
+            self.unknown += 1;
+            self.first_unknown.get_or_insert((id, field));
+        }
+    }
+
+    /// A record that did not decode as the chosen payload.
+    pub fn bad(&mut self, id: u64) {
+        self.records += 1;
+        self.bad += 1;
+        self.first_bad.get_or_insert(id);
+    }
+
+    /// Records with unknown top-level fields, and the first (record id, field).
+    pub fn unknown(&self) -> (u64, Option<(u64, UnknownField)>) {
+        (self.unknown, self.first_unknown)
+    }
+
+    /// Says on stderr what the records showed, if anything (docs/FORMAT.md
+    /// §9.5).
+    /// Nothing is said when the payload was named with `--payload`.
+    pub fn finish(&self, name: &str, stderr: &mut dyn Write) {
+        if self.chosen.forced {
+            return;
+        }
+        let message = self.chosen.kind.message();
+        let a = if message.starts_with('O') { "an" } else { "a" };
+        let records = |n: u64| if n == 1 { "record" } else { "records" };
+        if let Some((id, field)) = self.first_unknown {
+            let _ = writeln!(
+                stderr,
+                "note: {name}: {} of {} {} hold{} fields {message} does not have (first: field {}, wire type {}, in record {id}): this may not be {a} {message} file; --payload raw shows the bytes",
+                self.unknown,
+                self.records,
+                records(self.records),
+                if self.unknown == 1 { "s" } else { "" },
+                field.number,
+                field.wire_type as u8
+            );
+        }
+        // A damaged record among good ones is damage, not another message.
+        let none_decoded = self.bad == self.records;
+        if let (Some(id), true) = (self.first_bad, none_decoded) {
+            let what = match self.bad {
+                1 => format!("record {id} does not decode as {message}"),
+                n => format!(
+                    "{n} of {} records do not decode as {message} (first: record {id})",
+                    self.records
+                ),
+            };
+            let _ = writeln!(
+                stderr,
+                "note: {name}: {what}: this may not be {a} {message} file; --payload raw shows the bytes"
+            );
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! The payload of a TFRecord file when `--payload` is not given
 //! (docs/FORMAT.md §2.4): SequenceExample files are read as such, with a note
-//! on stderr (§9.5).
+//! on stderr; and the notes of §9.5 on files whose records may not be the
+//! message they are read as (other messages read as tf.Example, raw bytes).
 
 #![allow(clippy::unwrap_used)]
 
@@ -8,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use prost::Message;
 use recordwire::frame::{file_of, Framing};
+use recordwire::wire::encode_varint;
 
 use crate::support::cli::{run, run_bin};
 use crate::support::prost_mirror::tf;
@@ -29,6 +31,24 @@ fn write(dir: &Path, name: &str, records: &[Vec<u8>]) -> String {
     )
     .unwrap();
     path.to_str().unwrap().to_owned()
+}
+
+fn len_field(n: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    encode_varint(((n as u64) << 3) | 2, &mut out);
+    encode_varint(body.len() as u64, &mut out);
+    out.extend_from_slice(body);
+    out
+}
+
+/// A TensorBoard `Event { wall_time, step, file_version }` (fields 1: double,
+/// 2: int64, 3: string).
+fn event(step: u8) -> Vec<u8> {
+    let mut e = vec![0x09];
+    e.extend_from_slice(&(1.7e9 + f64::from(step)).to_le_bytes());
+    e.extend_from_slice(&[0x10, step]);
+    e.extend(len_field(3, b"brain.Event:2"));
+    e
 }
 
 fn bytes_feature(value: Vec<u8>) -> tf::Feature {
@@ -161,4 +181,129 @@ fn a_pipe_is_read_ahead_past_large_records() {
     assert_eq!(out.stderr, seq_note("<stdin>", 2));
     assert_eq!(out.stdout.lines().count(), 3);
     assert!(out.stdout.lines().nth(2).unwrap().contains("\"tokens\""));
+}
+
+#[test]
+fn records_of_another_message_are_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "events.out.tfevents",
+        &(0..5).map(event).collect::<Vec<_>>(),
+    );
+    let note = format!(
+        "note: {path}: 5 of 5 records hold fields tf.Example does not have (first: field 1, wire type 1, in record 0): this may not be a tf.Example file; --payload raw shows the bytes\n"
+    );
+
+    // The values are what Google's parser gives: empty tf.Examples.
+    let (code, out, err) = run(&["cat", &path]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "{}\n".repeat(5));
+    assert_eq!(err, note);
+
+    let (code, out, err) = run(&["verify", &path]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(err, format!("{note}{path}: 5 valid records, 0 problems\n"));
+
+    let (code, out, err) = run(&["inspect", &path]);
+    assert_eq!(code, 0);
+    assert_eq!(err, note);
+    assert!(
+        out.contains(
+            "\nunknown:     5 records hold fields tf.Example does not have (first: field 1, wire type 1, in record 0)\nfeatures:    0\n"
+        ),
+        "{out}"
+    );
+    let (code, out, _) = run(&["inspect", "--json", &path]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        json["unknown_fields"],
+        serde_json::json!({"records": 5, "first": {"record": 0, "field": 1, "wire_type": 1}})
+    );
+
+    let (code, _, err) = run(&["get", &path, "4"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        err,
+        format!(
+            "note: {path}: 1 of 1 record holds fields tf.Example does not have (first: field 1, wire type 1, in record 4): this may not be a tf.Example file; --payload raw shows the bytes\n"
+        )
+    );
+
+    // A named payload says nothing; raw shows the bytes.
+    let (_, _, err) = run(&["cat", "--payload", "example", &path]);
+    assert_eq!(err, "");
+    let (code, out, err) = run(&["cat", "--payload", "raw", &path]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.starts_with("{\"raw\":\"CQ"), "{out}");
+
+    // Plain tf.Examples and SequenceExamples have nothing to note.
+    for file in [
+        "testdata/ref/examples.tfrecord",
+        SEQ,
+        "testdata/ref/ofrecord.part-0",
+    ] {
+        let (code, _, err) = run(&["verify", file]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            err.lines().filter(|l| l.contains("does not have")).count(),
+            0,
+            "{file}: {err}"
+        );
+    }
+    let (_, out, _) = run(&["inspect", "--json", "testdata/ref/examples.tfrecord"]);
+    assert!(
+        out.contains("\"unknown_fields\":{\"records\":0,\"first\":null}"),
+        "{out}"
+    );
+}
+
+#[test]
+fn raw_bytes_that_do_not_decode_are_noted() {
+    // As magenta's tfrecord_iterator_test.tfrecord.
+    let dir = tempfile::tempdir().unwrap();
+    let records = [
+        b"hello world".to_vec(),
+        b"12345".to_vec(),
+        b"success".to_vec(),
+    ];
+    let path = write(dir.path(), "text.tfrecord", &records);
+
+    let (code, out, err) = run(&["cat", &path]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert_eq!(
+        err,
+        format!(
+            "error[decode_error]: {path}: record 0 at byte 14: end-group tag for field 13 without a matching start\n\
+             note: {path}: record 0 does not decode as tf.Example: this may not be a tf.Example file; --payload raw shows the bytes\n"
+        )
+    );
+
+    let (code, out, err) = run(&["verify", &path]);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 3);
+    assert_eq!(
+        err,
+        format!(
+            "note: {path}: 3 of 3 records do not decode as tf.Example (first: record 0): this may not be a tf.Example file; --payload raw shows the bytes\n\
+             {path}: 0 valid records, 3 problems\n"
+        )
+    );
+
+    let (code, _, err) = run(&["inspect", &path]);
+    assert_eq!(code, 1);
+    assert!(err.ends_with(&format!("note: {path}: record 0 does not decode as tf.Example: this may not be a tf.Example file; --payload raw shows the bytes\n")), "{err}");
+
+    let (code, out, err) = run(&["cat", "--payload", "raw", &path]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        out,
+        "{\"raw\":\"aGVsbG8gd29ybGQ=\"}\n{\"raw\":\"MTIzNDU=\"}\n{\"raw\":\"c3VjY2Vzcw==\"}\n"
+    );
+
+    // Named, the payload's errors are only errors.
+    let (code, _, err) = run(&["cat", "--payload", "example", &path]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
