@@ -288,7 +288,8 @@ pub(super) fn inspect(
     if let Some((id, f)) = first_unknown {
         writeln!(
             stdout,
-            "unknown:     {unknown} records hold fields {} does not have (first: field {}, wire type {}, in record {id})",
+            "unknown:     {unknown} {} fields {} does not have (first: field {}, wire type {}, in record {id})",
+            if unknown == 1 { "record holds" } else { "records hold" },
             payload.message(),
             f.number,
             f.wire_type as u8

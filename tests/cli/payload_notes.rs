@@ -51,6 +51,17 @@ fn event(step: u8) -> Vec<u8> {
     e
 }
 
+fn example_record() -> Vec<u8> {
+    let mut features = tf::Features::default();
+    features
+        .feature
+        .insert("label".into(), bytes_feature(b"cat".to_vec()));
+    tf::Example {
+        features: Some(features),
+    }
+    .encode_to_vec()
+}
+
 fn bytes_feature(value: Vec<u8>) -> tf::Feature {
     tf::Feature {
         kind: Some(tf::Kind::BytesList(tf::BytesList { value: vec![value] })),
@@ -220,6 +231,13 @@ fn records_of_another_message_are_noted() {
     assert_eq!(
         json["unknown_fields"],
         serde_json::json!({"records": 5, "first": {"record": 0, "field": 1, "wire_type": 1}})
+    );
+
+    let one = write(dir.path(), "one.tfevents", &[event(0), example_record()]);
+    let (_, out, _) = run(&["inspect", &one]);
+    assert!(
+        out.contains("\nunknown:     1 record holds fields tf.Example does not have (first: field 1, wire type 1, in record 0)\n"),
+        "{out}"
     );
 
     let (code, _, err) = run(&["get", &path, "4"]);
