@@ -83,9 +83,10 @@ pub struct ReadArgs {
     /// Framing of the input (auto: from its first bytes and its name, `.tfrecord`, `.ofrecord`, `part-N`).
     #[arg(long, value_parser = auto::<Framing>(), default_value = "auto")]
     pub framing: Auto<Framing>,
-    /// Payload type (default: example for TFRecord, ofrecord for OFRecord).
-    #[arg(long, value_parser = named::<PayloadKind>())]
-    pub payload: Option<PayloadKind>,
+    /// Payload type; auto: ofrecord for OFRecord, and for TFRecord
+    /// sequence_example when the first records have feature_lists, else example.
+    #[arg(long, value_parser = auto::<PayloadKind>(), default_value = "auto")]
+    pub payload: Auto<PayloadKind>,
     /// Compression of the input.
     #[arg(long, value_parser = named::<Compression>(), default_value = "auto")]
     pub compression: Compression,

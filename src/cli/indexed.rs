@@ -307,11 +307,41 @@ pub(super) fn get(
 ) -> CmdResult {
     let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
     note_rejected_sidecar(&shard, stderr);
-    let payload = read.payload_for(shard.file().framing());
+    let chosen = read.payload_of_file(shard.file(), stderr);
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
     let name = shard.file().name().to_string();
+    let mut notes = super::payload::Notes::new(chosen);
     let mut out = std::io::BufWriter::new(stdout);
+    let r = get_records(
+        &shard,
+        ids,
+        chosen.kind,
+        read.strict,
+        filter.as_deref(),
+        &mut out,
+        &mut notes,
+        stderr,
+    );
+    notes.finish(&name, stderr);
+    r?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints the records `ids` of `shard`.
+#[allow(clippy::too_many_arguments)]
+fn get_records(
+    shard: &Shard,
+    ids: &[u64],
+    payload: crate::view::PayloadKind,
+    strict: bool,
+    filter: Option<&[Vec<u8>]>,
+    out: &mut dyn Write,
+    notes: &mut super::payload::Notes,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let name = shard.file().name();
     let mut line = Vec::new();
     for &id in ids {
         let record = match shard.get(id) {
@@ -325,7 +355,7 @@ pub(super) fn get(
             }
             Err(e) => {
                 out.flush()?;
-                report(stderr, &e.with_file(name.as_str()));
+                report(stderr, &e.with_file(name));
                 return Err(Failure::Data);
             }
         };
@@ -335,17 +365,18 @@ pub(super) fn get(
             payload,
             record.data,
             record.data_offset,
-            read.strict,
-            filter.as_deref(),
+            strict,
+            filter,
         ) {
+            notes.bad(record.id);
             out.flush()?;
             report(stderr, &record.context(e));
             return Err(Failure::Data);
         }
+        notes.record(record.id, record.data, record.data_offset);
         line.push(b'\n');
         out.write_all(&line)?;
     }
-    out.flush()?;
     Ok(())
 }
 

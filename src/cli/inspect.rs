@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
+use super::payload::Notes;
 use super::{next_or_fail, report, CmdResult, Failure, ReadArgs};
 use crate::frame::ErrorPolicy;
 use crate::names::quoted;
@@ -162,12 +163,12 @@ pub(super) fn inspect(
     // Pad frames are seen here (not skipped) so that their cost is reported.
     let mut options = read.open_options(ErrorPolicy::Fail);
     options.read.skip_pads = false;
-    let mut source = crate::io::Source::open(path, &options)
-        .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?;
+    let (mut source, chosen) = read.open_payload(path, &options, stderr)?;
     let name = source.name().to_string();
     let framing = source.framing();
     let compression = source.compression();
-    let payload = read.payload_for(framing);
+    let payload = chosen.kind;
+    let mut notes = Notes::new(chosen);
     let mut sizes = Stat::default();
     let mut pads = Stat::default();
     let mut file_bytes = 0u64;
@@ -175,7 +176,15 @@ pub(super) fn inspect(
     let options = DecodeOptions {
         strict: read.strict,
     };
-    while let Some(record) = next_or_fail(&mut source, stderr)? {
+    loop {
+        let record = match next_or_fail(&mut source, stderr) {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
+            Err(e) => {
+                notes.finish(&name, stderr);
+                return Err(e);
+            }
+        };
         file_bytes += record.end - record.offset;
         if crate::frame::is_pad(record.data) {
             pads.add(record.end - record.offset);
@@ -186,10 +195,15 @@ pub(super) fn inspect(
             .validate(record.data, record.data_offset, options)
             .and_then(|()| schema.add(payload, record.data, record.data_offset));
         if let Err(e) = r {
+            notes.bad(record.id);
             report(stderr, &record.context(e));
+            notes.finish(&name, stderr);
             return Err(Failure::Data);
         }
+        notes.record(record.id, record.data, record.data_offset);
     }
+    notes.finish(&name, stderr);
+    let (unknown, first_unknown) = notes.unknown();
     if json {
         let feats: Vec<String> = schema
             .context
@@ -220,7 +234,7 @@ pub(super) fn inspect(
             .collect();
         writeln!(
             stdout,
-            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
+            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"unknown_fields\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
             quoted(name.as_bytes()),
             framing.name(),
             compression.name(),
@@ -229,6 +243,13 @@ pub(super) fn inspect(
             stat_json(&sizes),
             pads.n,
             pads.sum,
+            match first_unknown {
+                Some((id, f)) => format!(
+                    "{{\"records\":{unknown},\"first\":{{\"record\":{id},\"field\":{},\"wire_type\":{}}}}}",
+                    f.number, f.wire_type as u8
+                ),
+                None => "{\"records\":0,\"first\":null}".to_string(),
+            },
             feats.join(","),
             lists.join(",")
         )?;
@@ -264,6 +285,16 @@ pub(super) fn inspect(
         sizes.max,
         sizes.sum
     )?;
+    if let Some((id, f)) = first_unknown {
+        writeln!(
+            stdout,
+            "unknown:     {unknown} {} fields {} does not have (first: field {}, wire type {}, in record {id})",
+            if unknown == 1 { "record holds" } else { "records hold" },
+            payload.message(),
+            f.number,
+            f.wire_type as u8
+        )?;
+    }
     if payload == PayloadKind::Raw {
         return Ok(());
     }

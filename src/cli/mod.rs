@@ -10,6 +10,7 @@ mod args;
 mod bench;
 mod indexed;
 mod inspect;
+mod payload;
 mod write;
 
 use std::ffi::OsString;
@@ -312,17 +313,6 @@ impl ReadArgs {
         }
     }
 
-    /// The payload kind for a file of `framing`.
-    pub(crate) fn payload_for(&self, framing: Framing) -> PayloadKind {
-        match self.payload {
-            Some(p) => p,
-            None => match framing {
-                Framing::TfRecord => PayloadKind::Example,
-                Framing::OfRecord => PayloadKind::OfRecord,
-            },
-        }
-    }
-
     /// Opens `path`; an input that cannot be opened is a fatal error.
     pub(crate) fn open(&self, path: &Path, policy: ErrorPolicy) -> Result<Source, Failure> {
         Source::open(path, &self.open_options(policy)).map_err(|e| Failure::Fatal(e, EXIT_USAGE))
@@ -359,11 +349,51 @@ fn cat(
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
-    let mut line = Vec::with_capacity(1 << 12);
     let mut bad = false;
     for path in files {
-        let mut source = read.open(path, policy)?;
-        let payload = read.payload_for(source.framing());
+        let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
+        let mut notes = payload::Notes::new(chosen);
+        let walk = CatWalk {
+            payload: chosen.kind,
+            strict: read.strict,
+            on_error,
+            max_errors,
+            filter: filter.as_deref(),
+        };
+        let r = walk.file(&mut source, &mut out, &mut notes, stderr);
+        // Once per file, however the walk ended (a closed output too).
+        notes.finish(source.name(), stderr);
+        bad |= r?;
+    }
+    out.flush()?;
+    if bad {
+        Err(Failure::Data)
+    } else {
+        Ok(())
+    }
+}
+
+/// How `cat` prints the records of one file.
+struct CatWalk<'f> {
+    payload: PayloadKind,
+    strict: bool,
+    on_error: ErrorPolicy,
+    max_errors: Option<u64>,
+    filter: Option<&'f [Vec<u8>]>,
+}
+
+impl CatWalk<'_> {
+    /// Prints the records of `source`; `Ok(true)` when errors were reported
+    /// and skipped.
+    fn file(
+        &self,
+        source: &mut Source,
+        out: &mut dyn Write,
+        notes: &mut payload::Notes,
+        stderr: &mut dyn Write,
+    ) -> Result<bool, Failure> {
+        let mut line = Vec::with_capacity(1 << 12);
+        let mut bad = false;
         let mut decode_errors = 0u64;
         loop {
             let item = source.next_record();
@@ -373,18 +403,20 @@ fn cat(
                     line.clear();
                     match json::write_record(
                         &mut line,
-                        payload,
+                        self.payload,
                         record.data,
                         record.data_offset,
-                        read.strict,
-                        filter.as_deref(),
+                        self.strict,
+                        self.filter,
                     ) {
                         Ok(()) => {
+                            notes.record(record.id, record.data, record.data_offset);
                             line.push(b'\n');
                             out.write_all(&line)?;
                             continue;
                         }
                         Err(e) => {
+                            notes.bad(record.id);
                             let err = Error::from(e).with_record(record.id);
                             decode_errors += 1;
                             err
@@ -401,11 +433,14 @@ fn cat(
             bad = true;
             out.flush()?;
             report(stderr, &err);
-            if on_error == ErrorPolicy::Fail {
+            if self.on_error == ErrorPolicy::Fail {
                 return Err(Failure::Data);
             }
             if matches!(err.kind(), ErrorKind::Decode(_)) {
-                if max_errors.is_some_and(|m| decode_errors + source.errors() >= m) {
+                if self
+                    .max_errors
+                    .is_some_and(|m| decode_errors + source.errors() >= m)
+                {
                     let _ = writeln!(
                         stderr,
                         "{}: gave up after {} errors",
@@ -418,13 +453,8 @@ fn cat(
                 let _ = writeln!(stderr, "{}: skipped bytes {start}..{end}", source.name());
             }
         }
-        gave_up(&source, max_errors, stderr);
-    }
-    out.flush()?;
-    if bad {
-        Err(Failure::Data)
-    } else {
-        Ok(())
+        gave_up(source, self.max_errors, stderr);
+        Ok(bad)
     }
 }
 
@@ -474,9 +504,9 @@ fn dump(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     use std::fmt::Write as _;
-    let mut source = read.open(path, ErrorPolicy::Fail)?;
+    let (mut source, chosen) = read.open_with_payload(path, ErrorPolicy::Fail, stderr)?;
     let framing = source.framing();
-    let payload = read.payload_for(framing);
+    let payload = chosen.kind;
     let _ = writeln!(
         stdout,
         "# {}: {} frames{}, {} payloads",
@@ -565,33 +595,11 @@ fn verify(
         // Pad frames are seen, to be counted.
         let mut open = read.open_options(ErrorPolicy::Skip { max_errors: None });
         open.read.skip_pads = false;
-        let mut source = Source::open(path, &open).map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
-        let payload = read.payload_for(source.framing());
-        let options = crate::view::DecodeOptions {
-            strict: read.strict,
-        };
-        let (mut ok, mut problems, mut pads) = (0u64, 0u64, 0u64);
-        loop {
-            let problem = match source.next_record() {
-                None => break,
-                Some(Ok(record)) if crate::frame::is_pad(record.data) => {
-                    pads += 1;
-                    continue;
-                }
-                Some(Ok(record)) => {
-                    match payload.validate(record.data, record.data_offset, options) {
-                        Ok(()) => {
-                            ok += 1;
-                            continue;
-                        }
-                        Err(e) => record.context(e),
-                    }
-                }
-                Some(Err(e)) => e,
-            };
-            problems += 1;
-            writeln!(stdout, "error{problem}")?;
-        }
+        let (mut source, chosen) = read.open_payload(path, &open, stderr)?;
+        let mut notes = payload::Notes::new(chosen);
+        let r = verify_file(&mut source, chosen.kind, read.strict, &mut notes, stdout);
+        notes.finish(source.name(), stderr);
+        let (ok, problems, pads) = r?;
         if problems > 0 {
             bad = true;
         }
@@ -616,4 +624,41 @@ fn verify(
     } else {
         Ok(())
     }
+}
+
+/// Checks every record of `source`, printing one line per problem; returns
+/// the numbers of valid records, of problems and of pad frames.
+fn verify_file(
+    source: &mut Source,
+    payload: PayloadKind,
+    strict: bool,
+    notes: &mut payload::Notes,
+    stdout: &mut dyn Write,
+) -> Result<(u64, u64, u64), Failure> {
+    let options = crate::view::DecodeOptions { strict };
+    let (mut ok, mut problems, mut pads) = (0u64, 0u64, 0u64);
+    loop {
+        let problem = match source.next_record() {
+            None => break,
+            Some(Ok(record)) if crate::frame::is_pad(record.data) => {
+                pads += 1;
+                continue;
+            }
+            Some(Ok(record)) => match payload.validate(record.data, record.data_offset, options) {
+                Ok(()) => {
+                    notes.record(record.id, record.data, record.data_offset);
+                    ok += 1;
+                    continue;
+                }
+                Err(e) => {
+                    notes.bad(record.id);
+                    record.context(e)
+                }
+            },
+            Some(Err(e)) => e,
+        };
+        problems += 1;
+        writeln!(stdout, "error{problem}")?;
+    }
+    Ok((ok, problems, pads))
 }

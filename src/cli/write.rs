@@ -464,9 +464,9 @@ pub(super) fn convert(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let mut source = read.open(input, ErrorPolicy::Fail)?;
+    let (mut source, chosen) = read.open_with_payload(input, ErrorPolicy::Fail, stderr)?;
     let name = source.name().to_string();
-    let from = read.payload_for(source.framing());
+    let from = chosen.kind;
     let framing = output_framing(
         out_framing.and_then(Auto::get),
         out_payload,

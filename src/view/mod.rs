@@ -40,6 +40,7 @@
 #[macro_use]
 mod payload;
 
+mod detect;
 mod example;
 mod feature;
 mod features;
@@ -54,6 +55,7 @@ pub(crate) use feature::unknown_field;
 use feature::{nested_depth, validate_feature_segment};
 use map::{validate_map, MapRef};
 
+pub use detect::{detect_payload, PayloadSniffer, UnknownField};
 pub use example::ExampleRef;
 pub use feature::{FeatureRef, ListRef};
 pub use features::{FeaturesRef, NamedFeature, NamedFeatures};

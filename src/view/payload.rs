@@ -271,6 +271,17 @@ impl PayloadKind {
         }
     }
 
+    /// The message's name in messages: `tf.Example`, `tf.SequenceExample`,
+    /// `OFRecord`, or `raw bytes`.
+    pub fn message(self) -> &'static str {
+        match self {
+            PayloadKind::Example => "tf.Example",
+            PayloadKind::SequenceExample => "tf.SequenceExample",
+            PayloadKind::OfRecord => "OFRecord",
+            PayloadKind::Raw => "raw bytes",
+        }
+    }
+
     /// Checks `bytes` as this kind of payload ([`PayloadRef::validate`]).
     pub fn validate(
         self,

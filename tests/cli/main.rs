@@ -12,3 +12,4 @@ mod bench_cli;
 mod error_paths;
 mod golden;
 mod layers;
+mod payload_notes;

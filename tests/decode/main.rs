@@ -14,6 +14,7 @@ mod support;
 
 mod count_memory;
 mod no_alloc;
+mod payload_detect;
 mod prost_differential;
 mod reference_decoder;
 mod seed_dumps;

@@ -141,7 +141,6 @@ pub(super) fn bench(
         )));
     }
     let (compression, framing) = resolve(path, &options)?;
-    let payload = read.payload_for(framing);
     let input = match compression {
         Compression::Gzip | Compression::Zlib => Input::Stream(options),
         Compression::None | Compression::Auto => {
@@ -150,6 +149,11 @@ pub(super) fn bench(
             Input::File(Box::new(shard))
         }
     };
+    let payload = match &input {
+        Input::File(shard) => read.payload_of_file(shard.file(), stderr),
+        Input::Stream(options) => read.open_payload(path, options, stderr)?.1,
+    }
+    .kind;
     let (mapped, file_bytes) = match &input {
         Input::File(shard) => (shard.file().is_mapped(), shard.file().len() as u64),
         Input::Stream(_) => (false, meta.len()),
