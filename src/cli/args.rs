@@ -119,9 +119,20 @@ pub enum Command {
         /// With --on-error skip: give up after this many errors.
         #[arg(long)]
         max_errors: Option<u64>,
-        /// Only these features (comma-separated names).
+        /// Only these features (comma-separated names); a name that no record
+        /// has is reported on stderr (and is an error with --strict).
         #[arg(long, value_delimiter = ',')]
         features: Option<Vec<String>>,
+        /// Pass over the first N records (of all the files, in order).
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        skip: u64,
+        /// Print at most N records, then stop.
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        /// Start each line with the file and the record id, tab-separated:
+        /// `FILE<TAB>ID<TAB>{…}`.
+        #[arg(long)]
+        with_id: bool,
     },
     /// Print one bare serialized message (no framing) as one JSON object.
     Decode {

@@ -119,8 +119,22 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             on_error,
             max_errors,
             features,
+            skip,
+            limit,
+            with_id,
         } => cat(
-            &files, &read, on_error, max_errors, features, stdout, stderr,
+            &files,
+            &read,
+            &CatOptions {
+                on_error,
+                max_errors,
+                features,
+                skip,
+                limit,
+                with_id,
+            },
+            stdout,
+            stderr,
         ),
         Command::Decode {
             file,
@@ -320,7 +334,8 @@ impl ReadArgs {
 }
 
 /// Says on stderr why a skipping walk stopped early, if it did.
-fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) {
+/// Whether it did.
+fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) -> bool {
     if let Some(max) = max_errors {
         if source.errors() >= max {
             let _ = writeln!(
@@ -329,48 +344,102 @@ fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) {
                 source.name(),
                 source.errors()
             );
+            return true;
         }
     }
+    false
+}
+
+/// The options of `cat` beyond the read options.
+struct CatOptions {
+    on_error: ErrorPolicy,
+    max_errors: Option<u64>,
+    features: Option<Vec<String>>,
+    skip: u64,
+    limit: Option<u64>,
+    with_id: bool,
 }
 
 fn cat(
     files: &[std::path::PathBuf],
     read: &ReadArgs,
-    on_error: ErrorPolicy,
-    max_errors: Option<u64>,
-    features: Option<Vec<String>>,
+    o: &CatOptions,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let policy = match on_error {
+    let policy = match o.on_error {
         ErrorPolicy::Fail => ErrorPolicy::Fail,
-        ErrorPolicy::Skip { .. } => ErrorPolicy::Skip { max_errors },
+        ErrorPolicy::Skip { .. } => ErrorPolicy::Skip {
+            max_errors: o.max_errors,
+        },
     };
-    let filter: Option<Vec<Vec<u8>>> =
-        features.map(|v| v.into_iter().map(String::into_bytes).collect());
+    let filter: Option<Vec<Vec<u8>>> = o
+        .features
+        .clone()
+        .map(|v| v.into_iter().map(String::into_bytes).collect());
+    let mut found = vec![false; filter.as_ref().map_or(0, Vec::len)];
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
-    let mut bad = false;
+    let mut skipped = 0u64;
+    let mut position = Position {
+        to_skip: o.skip,
+        left: o.limit,
+    };
     for path in files {
+        if position.left == Some(0) {
+            break;
+        }
         let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
         let mut notes = payload::Notes::new(chosen);
         let walk = CatWalk {
             payload: chosen.kind,
             strict: read.strict,
-            on_error,
-            max_errors,
+            on_error: o.on_error,
+            max_errors: o.max_errors,
             filter: filter.as_deref(),
+            with_id: o.with_id,
         };
-        let r = walk.file(&mut source, &mut out, &mut notes, stderr);
+        let r = walk.file(
+            &mut source,
+            &mut out,
+            &mut notes,
+            &mut position,
+            &mut found,
+            stderr,
+        );
         // Once per file, however the walk ended (a closed output too).
         notes.finish(source.name(), stderr);
-        bad |= r?;
+        skipped += r?;
     }
     out.flush()?;
-    if bad {
-        Err(Failure::Data)
-    } else {
-        Ok(())
+    let mut missing = false;
+    for (name, seen) in o.features.iter().flatten().zip(&found) {
+        if !seen {
+            missing = true;
+            let _ = writeln!(
+                stderr,
+                "{}: no record printed has a feature named {}",
+                if read.strict {
+                    "error[usage_error]"
+                } else {
+                    "note"
+                },
+                crate::names::quoted(name.as_bytes())
+            );
+        }
     }
+    // Damage is reported with exit 1 in skip mode too: a script learns from
+    // the status that records were passed over.
+    if skipped > 0 || (missing && read.strict) {
+        return Err(Failure::Data);
+    }
+    Ok(())
+}
+
+/// Where `cat` is in the records of all its files: how many to pass over,
+/// how many more to print.
+struct Position {
+    to_skip: u64,
+    left: Option<u64>,
 }
 
 /// How `cat` prints the records of one file.
@@ -380,27 +449,46 @@ struct CatWalk<'f> {
     on_error: ErrorPolicy,
     max_errors: Option<u64>,
     filter: Option<&'f [Vec<u8>]>,
+    with_id: bool,
 }
 
 impl CatWalk<'_> {
-    /// Prints the records of `source`; `Ok(true)` when errors were reported
-    /// and skipped.
+    /// Prints the records of `source`; returns the number of errors that
+    /// were reported and skipped.
     fn file(
         &self,
         source: &mut Source,
         out: &mut dyn Write,
         notes: &mut payload::Notes,
+        position: &mut Position,
+        found: &mut [bool],
         stderr: &mut dyn Write,
-    ) -> Result<bool, Failure> {
+    ) -> Result<u64, Failure> {
         let mut line = Vec::with_capacity(1 << 12);
-        let mut bad = false;
+        let mut skipped = 0u64;
         let mut decode_errors = 0u64;
         loop {
+            if position.left == Some(0) {
+                break;
+            }
             let item = source.next_record();
             let err = match item {
                 None => break,
+                Some(Ok(_)) if position.to_skip > 0 => {
+                    position.to_skip -= 1;
+                    continue;
+                }
                 Some(Ok(record)) => {
                     line.clear();
+                    if self.with_id {
+                        line.extend_from_slice(record.file.map_or(&b""[..], |f| f.as_bytes()));
+                        line.push(b'\t');
+                        line.extend_from_slice(record.id.to_string().as_bytes());
+                        line.push(b'\t');
+                    }
+                    if let Some(filter) = self.filter {
+                        mark_found(self.payload, &record, filter, found);
+                    }
                     match json::write_record(
                         &mut line,
                         self.payload,
@@ -413,6 +501,9 @@ impl CatWalk<'_> {
                             notes.record(record.id, record.data, record.data_offset);
                             line.push(b'\n');
                             out.write_all(&line)?;
+                            if let Some(left) = &mut position.left {
+                                *left -= 1;
+                            }
                             continue;
                         }
                         Err(e) => {
@@ -430,7 +521,7 @@ impl CatWalk<'_> {
             } else {
                 err
             };
-            bad = true;
+            skipped += 1;
             out.flush()?;
             report(stderr, &err);
             if self.on_error == ErrorPolicy::Fail {
@@ -453,8 +544,28 @@ impl CatWalk<'_> {
                 let _ = writeln!(stderr, "{}: skipped bytes {start}..{end}", source.name());
             }
         }
-        gave_up(source, self.max_errors, stderr);
-        Ok(bad)
+        if gave_up(source, self.max_errors, stderr) {
+            return Err(Failure::Data);
+        }
+        Ok(skipped)
+    }
+}
+
+/// Marks the names of `filter` that `record` has (as a feature, or a
+/// SequenceExample's feature list).
+fn mark_found(kind: PayloadKind, record: &Record<'_>, filter: &[Vec<u8>], found: &mut [bool]) {
+    let payload = crate::view::PayloadRef::new(kind, record.data, record.data_offset);
+    for (name, seen) in filter.iter().zip(found.iter_mut()) {
+        if *seen {
+            continue;
+        }
+        let in_features = payload
+            .features()
+            .is_some_and(|f| f.get(name).ok().flatten().is_some());
+        let in_lists = payload
+            .feature_lists()
+            .is_some_and(|l| l.get(name).ok().flatten().is_some());
+        *seen = in_features || in_lists;
     }
 }
 

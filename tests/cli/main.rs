@@ -9,6 +9,7 @@
 mod support;
 
 mod bench_cli;
+mod cat_options;
 mod error_paths;
 mod golden;
 mod layers;

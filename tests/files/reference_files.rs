@@ -564,7 +564,17 @@ fn cat_features_keeps_only_those() {
         let e = entry(file);
         let path = e.path();
         let list = keep.join(",");
-        let out = run_ok(&cat_args(&e, &path, &["--features", &list]));
+        let args = cat_args(&e, &path, &["--features", &list]);
+        let run = run(&args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        // A name no record has is said once on stderr; the others, nothing.
+        let missing: Vec<String> = keep
+            .iter()
+            .filter(|k| k.starts_with("no_such"))
+            .map(|k| format!("note: no record printed has a feature named \"{k}\"\n"))
+            .collect();
+        assert_eq!(run.stderr, missing.concat(), "{args:?}");
+        let out = run.stdout;
         let expected: Vec<String> = e
             .expected_lines()
             .iter()
