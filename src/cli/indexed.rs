@@ -1,6 +1,6 @@
 //! The commands that use an offset index: `index`, `get` and `count`.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
@@ -169,40 +169,6 @@ fn count_by_reading(source: &mut Source, stderr: &mut dyn Write) -> Result<u64, 
     Ok(n)
 }
 
-/// A progress line on stderr when it is a terminal.
-struct Progress {
-    on: bool,
-    total: u64,
-    shown: u64,
-}
-
-impl Progress {
-    fn new(total: u64) -> Self {
-        Progress {
-            on: std::io::stderr().is_terminal() && total > (64 << 20),
-            total,
-            shown: u64::MAX,
-        }
-    }
-
-    fn update(&mut self, done: u64) {
-        if !self.on {
-            return;
-        }
-        let pct = done.saturating_mul(100) / self.total.max(1);
-        if pct != self.shown {
-            self.shown = pct;
-            eprint!("\rindexing: {pct:3}%");
-        }
-    }
-
-    fn finish(&self) {
-        if self.on {
-            eprintln!("\rindexing: done");
-        }
-    }
-}
-
 pub(super) fn index(
     path: &Path,
     read: &ReadArgs,
@@ -213,7 +179,7 @@ pub(super) fn index(
 ) -> CmdResult {
     let options = read.open_options(ErrorPolicy::Fail);
     let file = RecordFile::open(path, &options).map_err(fatal)?;
-    let mut progress = Progress::new(file.len() as u64);
+    let progress = super::progress::Progress::new("indexing", Some(file.len() as u64));
     let built = Index::build_with_progress(
         file.bytes(),
         file.framing(),

@@ -176,6 +176,7 @@ pub(super) fn inspect(
     let options = DecodeOptions {
         strict: read.strict,
     };
+    let progress = super::progress::Progress::over("inspecting", &source);
     loop {
         let record = match next_or_fail(&mut source, stderr) {
             Ok(Some(record)) => record,
@@ -185,6 +186,7 @@ pub(super) fn inspect(
                 return Err(e);
             }
         };
+        progress.update(record.end);
         file_bytes += record.end - record.offset;
         if crate::frame::is_pad(record.data) {
             pads.add(record.end - record.offset);

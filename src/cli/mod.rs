@@ -11,6 +11,7 @@ mod bench;
 mod indexed;
 mod inspect;
 mod payload;
+mod progress;
 mod write;
 
 use std::ffi::OsString;
@@ -467,6 +468,7 @@ impl CatWalk<'_> {
         let mut line = Vec::with_capacity(1 << 12);
         let mut skipped = 0u64;
         let mut decode_errors = 0u64;
+        let progress = progress::Progress::over("reading", source);
         loop {
             if position.left == Some(0) {
                 break;
@@ -501,6 +503,7 @@ impl CatWalk<'_> {
                             notes.record(record.id, record.data, record.data_offset);
                             line.push(b'\n');
                             out.write_all(&line)?;
+                            progress.update(record.end);
                             if let Some(left) = &mut position.left {
                                 *left -= 1;
                             }
@@ -748,6 +751,7 @@ fn verify_file(
 ) -> Result<(u64, u64, u64), Failure> {
     let options = crate::view::DecodeOptions { strict };
     let (mut ok, mut problems, mut pads) = (0u64, 0u64, 0u64);
+    let progress = progress::Progress::over("verifying", source);
     loop {
         let problem = match source.next_record() {
             None => break,
@@ -757,6 +761,7 @@ fn verify_file(
             }
             Some(Ok(record)) => match payload.validate(record.data, record.data_offset, options) {
                 Ok(()) => {
+                    progress.update(record.end);
                     notes.record(record.id, record.data, record.data_offset);
                     ok += 1;
                     continue;

@@ -241,12 +241,20 @@ pub(super) fn pack(
     let mut bytes = Vec::new();
     let mut reader = reader;
     let mut n = 0u64;
+    let total = (input != Path::new("-"))
+        .then(|| std::fs::metadata(input).ok().map(|m| m.len()))
+        .flatten();
+    let progress = super::progress::Progress::new("packing", total);
+    let mut consumed = 0u64;
     loop {
         line.clear();
         let read = reader.read_until(b'\n', &mut line);
         match read {
             Ok(0) => break,
-            Ok(_) => {}
+            Ok(k) => {
+                consumed += k as u64;
+                progress.update(consumed);
+            }
             Err(e) => {
                 return Err(Failure::Fatal(
                     Error::io(e).with_file(name.as_str()),
@@ -497,7 +505,9 @@ pub(super) fn convert(
         .with_compression(compression_for(write.out_compression, output));
     let mut out = Output::open(output, options, stdout)?;
     let (mut bytes, mut scratch) = (Vec::new(), Vec::new());
+    let progress = super::progress::Progress::over("converting", &source);
     while let Some(record) = next_or_fail(&mut source, stderr)? {
+        progress.update(record.end);
         bytes.clear();
         match conv.run(record.data, record.data_offset, &mut bytes, &mut scratch) {
             Ok(()) => {}
