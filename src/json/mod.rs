@@ -3,9 +3,12 @@
 //! `json_format.MessageToDict(msg, preserving_proto_field_name=True)` gives.
 //!
 //! - int64 values are strings, int32 values numbers, bytes standard base64;
-//! - floats and doubles are the shortest decimal that reads back to the same
-//!   value, always with a fraction or an exponent (`1.0`, `-0.0`, `1e-45`), and
-//!   `"NaN"`, `"Infinity"`, `"-Infinity"` as strings;
+//! - a float32 is the number protobuf's Python `ToShortestFloat` gives (see
+//!   [`to_shortest_float`]): the first of `%.6g`, `%.7g`, `%.8g`, `%.9g` that
+//!   reads back as the same float32 (`0.1`, `1.4013e-45`, `356370.12`); a
+//!   double is the shortest decimal that reads back to it (`5e-324`). Both
+//!   always have a fraction or an exponent (`1.0`, `-0.0`), and NaN and the
+//!   infinities are the strings `"NaN"`, `"Infinity"`, `"-Infinity"`;
 //! - an empty list is `{}`, a feature with no kind is `{}`, and a record with
 //!   no features is `{}`;
 //! - a map key that appears twice is printed once, with its last value;
@@ -53,42 +56,64 @@ fn wanted(filter: FeatureFilter<'_>, name: &[u8]) -> bool {
 
 pub use crate::names::write_json_string as write_str_bytes;
 
-/// A float or double as docs/FORMAT.md §5.2 wants it.
-trait JsonFloat: Copy + std::fmt::Debug {
-    fn special(self) -> Option<&'static str>;
-    /// Whether `text` reads back to this value the way protobuf's JSON
-    /// parsers read it (as a double, then rounded to the field's type).
-    fn reads_back(self, text: &[u8]) -> bool;
-    /// The value in exponent form with `digits` digits after the point.
-    fn exp_form(self, digits: usize) -> String;
+/// The number protobuf's `MessageToDict` gives for a float32 (docs/FORMAT.md
+/// §5.2): the value of the first of `%.6g`, `%.7g`, `%.8g`, `%.9g` that reads
+/// back as `v`, as a double. This is protobuf's Python `ToShortestFloat`.
+///
+/// Each candidate has that many significant digits, correctly rounded from the
+/// exact value of `v` (ties to even, as C's `printf` and Python's `format`
+/// round); it reads back as `v` when the decimal, read as the nearest double
+/// and then rounded to the nearest float32, is `v` again, the way protobuf's
+/// JSON parsers read it. Nine digits always suffice. Six digits are tried
+/// first even where fewer would do, so the result is not always the shortest
+/// decimal that reads back: the smallest denormal gives `1.4013e-45`, not
+/// `1e-45`.
+///
+/// NaN and the infinities are returned as they are (widened to `f64`).
+/// Shortest formatting of the result (`{:?}`) prints the chosen decimal with
+/// its trailing zeros dropped, as the JSON printer does.
+///
+/// ```
+/// use recordwire::json::to_shortest_float;
+///
+/// assert_eq!(to_shortest_float(0.1), 0.1);
+/// assert_eq!(to_shortest_float(f32::from_bits(1)), 1.4013e-45);
+/// assert_eq!(to_shortest_float(52277.8125), 52277.812); // a tie, to even
+/// assert_eq!(to_shortest_float(f32::MAX), 3.4028235e38);
+/// assert_eq!(format!("{:?}", to_shortest_float(16777216.0)), "16777216.0");
+/// ```
+pub fn to_shortest_float(v: f32) -> f64 {
+    use std::io::Write as _;
+    let exact = f64::from(v); // every float32 is a double
+    if !exact.is_finite() {
+        return exact;
+    }
+    // "-d.dddddddde-45" is 15 bytes; the buffer is on the stack, so that the
+    // printer does not allocate per value.
+    let mut buf = [0u8; 32];
+    let mut rounded = exact;
+    for precision in 6..=9 {
+        let mut w = &mut buf[..];
+        // Rust's `{:.N e}` is correctly rounded from the exact binary value,
+        // ties to even, like `printf("%.*g")` and Python's `format`.
+        if write!(w, "{exact:.*e}", precision - 1).is_err() {
+            break; // cannot happen: 32 bytes are enough
+        }
+        let len = 32 - w.len();
+        let Some(d) = parse_f64(&buf[..len]) else {
+            break; // cannot happen: Rust reads what it writes
+        };
+        rounded = d;
+        if (d as f32).to_bits() == v.to_bits() {
+            return d;
+        }
+    }
+    // Unreachable: nine digits always read back. Keep the nine-digit value.
+    rounded
 }
 
 fn parse_f64(text: &[u8]) -> Option<f64> {
     std::str::from_utf8(text).ok()?.parse().ok()
-}
-
-impl JsonFloat for f32 {
-    fn special(self) -> Option<&'static str> {
-        special(self as f64)
-    }
-    fn reads_back(self, text: &[u8]) -> bool {
-        parse_f64(text).is_some_and(|d| (d as f32).to_bits() == self.to_bits())
-    }
-    fn exp_form(self, digits: usize) -> String {
-        format!("{self:.digits$e}")
-    }
-}
-
-impl JsonFloat for f64 {
-    fn special(self) -> Option<&'static str> {
-        special(self)
-    }
-    fn reads_back(self, text: &[u8]) -> bool {
-        parse_f64(text).is_some_and(|d| d.to_bits() == self.to_bits())
-    }
-    fn exp_form(self, digits: usize) -> String {
-        format!("{self:.digits$e}")
-    }
 }
 
 fn special(v: f64) -> Option<&'static str> {
@@ -103,29 +128,28 @@ fn special(v: f64) -> Option<&'static str> {
     }
 }
 
-fn write_float<T: JsonFloat>(out: &mut Vec<u8>, v: T) {
+/// A double as docs/FORMAT.md §5.2 prints it: the shortest decimal that reads
+/// back to it, with a fraction or an exponent (`1.0`, `-0.0`, `5e-324`), which
+/// is Python's `repr` but for the spelling of exponents (`1e16`, `1e-5` where
+/// Python writes `1e+16`, `1e-05`); NaN and the infinities as JSON strings.
+fn write_f64(out: &mut Vec<u8>, v: f64) {
     use std::io::Write as _;
-    match v.special() {
+    match special(v) {
         Some(s) => out.extend_from_slice(s.as_bytes()),
+        // `Debug` prints the shortest representation that reads back to the
+        // same value, with `.0` or an exponent: `1.0`, `-0.0`, `5e-324`; in
+        // exponent form below 1e-4 and from 1e16 on, as Python's `repr`.
         None => {
-            let start = out.len();
-            // `Debug` prints the shortest representation that reads back to
-            // the same value, with `.0` or an exponent: `1.0`, `-0.0`, `1e-45`.
             let _ = write!(out, "{v:?}");
-            if !v.reads_back(&out[start..]) {
-                // Protobuf's parsers read a float as a double first, then round
-                // to float: for the rare float whose shortest form rounds wrong
-                // that way, print more digits (as Python's ToShortestFloat does).
-                for digits in 1..=9 {
-                    out.truncate(start);
-                    let _ = write!(out, "{}", v.exp_form(digits));
-                    if v.reads_back(&out[start..]) {
-                        break;
-                    }
-                }
-            }
         }
     }
+}
+
+/// A float32 as docs/FORMAT.md §5.2 prints it: the double of
+/// [`to_shortest_float`], printed as a double is. Its shortest decimal is the
+/// `%.Ng` decimal that was chosen, trailing zeros dropped.
+fn write_f32(out: &mut Vec<u8>, v: f32) {
+    write_f64(out, to_shortest_float(v));
 }
 
 fn write_num_list<T: Element>(
@@ -176,8 +200,8 @@ pub fn write_feature(out: &mut Vec<u8>, feature: FeatureRef<'_>) -> Result<(), D
             }
             out.extend_from_slice(if first { b"{}" } else { b"]}" });
         }
-        ListRef::Float(l) => write_num_list(out, &l, write_float)?,
-        ListRef::Double(l) => write_num_list(out, &l, write_float)?,
+        ListRef::Float(l) => write_num_list(out, &l, write_f32)?,
+        ListRef::Double(l) => write_num_list(out, &l, write_f64)?,
         ListRef::Int32(l) => write_num_list(out, &l, |o, v| {
             let _ = write!(o, "{v}");
         })?,
@@ -336,26 +360,83 @@ mod tests {
         assert_eq!(s(b"\xffok\xc3"), r#""\udcffok\udcc3""#);
     }
 
+    fn f(v: f32) -> String {
+        let mut o = Vec::new();
+        write_f32(&mut o, v);
+        String::from_utf8(o).unwrap()
+    }
+
     #[test]
-    fn floats() {
-        let f = |v: f32| {
-            let mut o = Vec::new();
-            write_float(&mut o, v);
-            String::from_utf8(o).unwrap()
-        };
+    fn floats_as_message_to_dict() {
+        // What MessageToDict gives (json.dumps of it, but for the exponents'
+        // spelling: Python writes 3.4028235e+38 and 9.999999e-05).
         assert_eq!(f(1.0), "1.0");
         assert_eq!(f(-0.0), "-0.0");
+        assert_eq!(f(0.5), "0.5");
         assert_eq!(f(0.1), "0.1");
-        assert_eq!(f(1e-45), "1e-45");
+        assert_eq!(f(3.1415927), "3.1415927");
+        assert_eq!(f(16777216.0), "16777216.0");
+        // Six digits at least, even where fewer read back.
+        assert_eq!(f(f32::from_bits(1)), "1.4013e-45");
+        assert_eq!(f(f32::from_bits(3)), "4.2039e-45");
+        assert_eq!(f(f32::from_bits(0x007f_ffff)), "1.1754942e-38");
+        assert_eq!(f(f32::MIN_POSITIVE), "1.1754944e-38");
         assert_eq!(f(f32::MAX), "3.4028235e38");
-        assert_eq!(f(f32::NAN), "\"NaN\"");
-        assert_eq!(f(f32::NEG_INFINITY), "\"-Infinity\"");
-        // Shortest is 7.038531e-26, which reads back wrong through a double.
+        assert_eq!(f(f32::MIN), "-3.4028235e38");
+        // Exact ties round to even: 356370.125, -2566554.25, -52277.8125.
+        assert_eq!(f(356370.125), "356370.12");
+        assert_eq!(f(-2566554.25), "-2566554.2");
+        assert_eq!(f(-52277.8125), "-52277.812");
+        // Fixed form from 1e-4 up to 1e16, as Python's repr of the double.
+        assert_eq!(f(1e16), "1e16");
+        assert_eq!(
+            f(f32::from_bits(1e16f32.to_bits() - 1)),
+            "9999999000000000.0"
+        );
+        assert_eq!(f(1e-4), "0.0001");
+        assert_eq!(f(f32::from_bits(1e-4f32.to_bits() - 1)), "9.999999e-5");
+        // The shortest digits, 7.038531e-26, read back wrong through a double.
         let tricky = f32::from_bits(0x15ae_43fd);
         assert_eq!(f(tricky), "7.0385307e-26");
         assert_eq!(f(-tricky), "-7.0385307e-26");
-        let mut o = Vec::new();
-        write_float(&mut o, 5e-324f64);
-        assert_eq!(o, b"5e-324");
+        assert_eq!(f(f32::NAN), "\"NaN\"");
+        assert_eq!(f(f32::INFINITY), "\"Infinity\"");
+        assert_eq!(f(f32::NEG_INFINITY), "\"-Infinity\"");
+    }
+
+    #[test]
+    fn doubles_shortest() {
+        let d = |v: f64| {
+            let mut o = Vec::new();
+            write_f64(&mut o, v);
+            String::from_utf8(o).unwrap()
+        };
+        assert_eq!(d(5e-324), "5e-324");
+        assert_eq!(d(0.1), "0.1");
+        assert_eq!(d(1.0 / 3.0), "0.3333333333333333");
+        assert_eq!(d(-0.0), "-0.0");
+        assert_eq!(d(f64::MAX), "1.7976931348623157e308");
+        assert_eq!(d(f64::NAN), "\"NaN\"");
+    }
+
+    #[test]
+    fn every_float32_reads_back_from_its_text() {
+        // A sweep with a large odd stride over all bit patterns.
+        let mut bits = 0u32;
+        for _ in 0..200_000 {
+            bits = bits.wrapping_add(0x9e37_79b1);
+            let v = f32::from_bits(bits);
+            if !v.is_finite() {
+                continue;
+            }
+            let text = f(v);
+            let back = text.parse::<f64>().unwrap();
+            assert_eq!(back.to_bits(), to_shortest_float(v).to_bits(), "{text}");
+            assert_eq!(
+                (back as f32).to_bits(),
+                bits,
+                "{bits:#010x} printed as {text}"
+            );
+        }
     }
 }
