@@ -71,7 +71,7 @@ pub use crate::names::write_json_string as write_str_bytes;
 ///
 /// NaN and the infinities are returned as they are (widened to `f64`).
 /// Shortest formatting of the result (`{:?}`) prints the chosen decimal with
-/// its trailing zeros dropped, as the JSON printer does.
+/// its trailing zeros dropped, which is what the JSON printer writes.
 ///
 /// ```
 /// use recordwire::json::to_shortest_float;
@@ -83,37 +83,249 @@ pub use crate::names::write_json_string as write_str_bytes;
 /// assert_eq!(format!("{:?}", to_shortest_float(16777216.0)), "16777216.0");
 /// ```
 pub fn to_shortest_float(v: f32) -> f64 {
-    use std::io::Write as _;
-    let exact = f64::from(v); // every float32 is a double
-    if !exact.is_finite() {
-        return exact;
+    match shortest_decimal(v) {
+        Some(d) if d.negative => -d.value,
+        Some(d) => d.value,
+        None => f64::from(v),
     }
-    // "-d.dddddddde-45" is 15 bytes; the buffer is on the stack, so that the
-    // printer does not allocate per value.
-    let mut buf = [0u8; 32];
-    let mut rounded = exact;
-    for precision in 6..=9 {
-        let mut w = &mut buf[..];
-        // Rust's `{:.N e}` is correctly rounded from the exact binary value,
-        // ties to even, like `printf("%.*g")` and Python's `format`.
-        if write!(w, "{exact:.*e}", precision - 1).is_err() {
-            break; // cannot happen: 32 bytes are enough
-        }
-        let len = 32 - w.len();
-        let Some(d) = parse_f64(&buf[..len]) else {
-            break; // cannot happen: Rust reads what it writes
-        };
-        rounded = d;
-        if (d as f32).to_bits() == v.to_bits() {
-            return d;
-        }
-    }
-    // Unreachable: nine digits always read back. Keep the nine-digit value.
-    rounded
 }
 
-fn parse_f64(text: &[u8]) -> Option<f64> {
-    std::str::from_utf8(text).ok()?.parse().ok()
+/// The decimal `mantissa × 10^exp10` (negated if `negative`) that
+/// [`to_shortest_float`] chooses, with `value`, the double nearest its
+/// magnitude. The mantissa has at most 9 digits, trailing zeros included
+/// (or is 10^9 after a carry).
+#[derive(Clone, Copy, Debug)]
+struct Decimal {
+    negative: bool,
+    mantissa: u32,
+    exp10: i32,
+    value: f64,
+}
+
+/// The decimal of [`to_shortest_float`]; `None` for NaN and the infinities.
+/// Each candidate is rounded from the exact value in 128-bit integers, or for
+/// some of the smallest values by Rust's correctly rounded formatting; nothing
+/// is allocated.
+fn shortest_decimal(v: f32) -> Option<Decimal> {
+    if !v.is_finite() {
+        return None;
+    }
+    let negative = v.is_sign_negative();
+    let magnitude = v.abs();
+    let mut last = None;
+    for digits in 6..=9 {
+        let (mantissa, exp10) = match round_digits(magnitude, digits) {
+            Some(d) => d,
+            None => format_digits(f64::from(magnitude), digits)?,
+        };
+        let value = nearest_double(mantissa, exp10)?;
+        last = Some(Decimal {
+            negative,
+            mantissa,
+            exp10,
+            value,
+        });
+        if (value as f32).to_bits() == magnitude.to_bits() {
+            break;
+        }
+    }
+    last // nine digits always read back
+}
+
+/// 5^0 to 5^55, the powers of five that fit 128 bits.
+const POW5: [u128; 56] = {
+    let mut t = [1u128; 56];
+    let mut i = 1;
+    while i < t.len() {
+        t[i] = t[i - 1] * 5;
+        i += 1;
+    }
+    t
+};
+
+/// The decimal digits of `v` (with a `-` if negative), at the end of `buf`.
+fn int_text(buf: &mut [u8; 20], v: i64) -> &[u8] {
+    let mut i = buf.len();
+    let mut u = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    &buf[i..]
+}
+
+/// `x` (finite, not negative) rounded to `digits` significant digits from its
+/// exact value, ties to even: `(n, q)` for `n × 10^q`, `n` of `digits` digits
+/// (or `10^digits` when rounding carried over). Computed in 128-bit integers,
+/// which suffice for all but some of the smallest values (below about 1e-36);
+/// `None` for those.
+fn round_digits(x: f32, digits: u32) -> Option<(u32, i32)> {
+    use std::cmp::Ordering;
+    let bits = x.to_bits();
+    let (field, fraction) = (bits >> 23, bits & 0x007f_ffff);
+    let (m, e) = if field == 0 {
+        (fraction, -149) // denormal
+    } else {
+        (fraction | 0x0080_0000, field as i32 - 150)
+    };
+    if m == 0 {
+        return Some((0, 0));
+    }
+    // x = m × 2^e is in [2^top, 2^(top+1)). `first`, the power of ten of its
+    // first digit, is guessed from `top`, and corrected below when it is off.
+    let top = e + 31 - m.leading_zeros() as i32;
+    let mut first = (f64::from(top) * std::f64::consts::LOG10_2).floor() as i32;
+    let (lo, hi) = (
+        u128::from(10u32.pow(digits - 1)),
+        u128::from(10u32.pow(digits)),
+    );
+    for _ in 0..3 {
+        // x × 10^s = m × 5^s × 2^(e + s) = num / den, whose integer part n
+        // must have `digits` digits.
+        let s = digits as i32 - 1 - first;
+        let five = *POW5.get(s.unsigned_abs() as usize)?;
+        let (mut num, mut den) = if s >= 0 {
+            (u128::from(m).checked_mul(five)?, 1u128)
+        } else {
+            (u128::from(m), five)
+        };
+        let two = e + s;
+        if two >= 0 {
+            if num.leading_zeros() < two.unsigned_abs() {
+                return None;
+            }
+            num <<= two;
+        } else {
+            den = den.checked_mul(1u128.checked_shl(two.unsigned_abs())?)?;
+        }
+        let (n, rem) = if den.is_power_of_two() {
+            (num >> den.trailing_zeros(), num & (den - 1))
+        } else {
+            (num / den, num % den)
+        };
+        if n >= hi {
+            first += 1;
+        } else if n < lo {
+            first -= 1;
+        } else {
+            let up = match rem.cmp(&(den - rem)) {
+                Ordering::Greater => true,
+                Ordering::Equal => n % 2 == 1,
+                Ordering::Less => false,
+            };
+            return Some(((n + u128::from(up)) as u32, -s));
+        }
+    }
+    None
+}
+
+/// What [`round_digits`] computes, for any `x` (finite, not negative), from
+/// Rust's `{:.N e}`, which is correctly rounded from the exact binary value,
+/// ties to even, like `printf("%.*g")` and Python's `format`.
+fn format_digits(x: f64, digits: u32) -> Option<(u32, i32)> {
+    use std::io::Write as _;
+    // "d.ddddddddde-45": the buffer is on the stack, so that the printer does
+    // not allocate per value.
+    let mut buf = [0u8; 32];
+    let mut w = &mut buf[..];
+    write!(w, "{x:.*e}", digits as usize - 1).ok()?;
+    let len = 32 - w.len();
+    let text = &buf[..len];
+    let e = text.iter().position(|&c| c == b'e')?;
+    let mut n = 0u32;
+    for &c in text[..e].iter().filter(|&&c| c != b'.') {
+        n = n * 10 + u32::from(c - b'0');
+    }
+    let exp: i32 = std::str::from_utf8(&text[e + 1..]).ok()?.parse().ok()?;
+    Some((n, exp - (digits as i32 - 1)))
+}
+
+/// The double nearest `n × 10^q`: one correctly rounded multiplication or
+/// division of exact doubles where `|q| <= 22` (Clinger's fast path), else
+/// Rust's correctly rounded parser.
+fn nearest_double(n: u32, q: i32) -> Option<f64> {
+    /// 10^0 to 10^22, all exact doubles.
+    const POW10: [f64; 23] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ];
+    let k = q.unsigned_abs() as usize;
+    if k < POW10.len() {
+        let n = f64::from(n);
+        return Some(if q >= 0 { n * POW10[k] } else { n / POW10[k] });
+    }
+    // "{n}e{q}", written without the formatting machinery.
+    let mut text = [0u8; 32];
+    let mut int = [0u8; 20];
+    let n = int_text(&mut int, i64::from(n));
+    text[..n.len()].copy_from_slice(n);
+    let mut len = n.len();
+    text[len] = b'e';
+    len += 1;
+    let q = int_text(&mut int, i64::from(q));
+    text[len..len + q.len()].copy_from_slice(q);
+    len += q.len();
+    std::str::from_utf8(&text[..len]).ok()?.parse().ok()
+}
+
+/// Writes the decimal as Rust's `{:?}` writes its double (and Python's
+/// `repr`, but for the exponent's spelling): trailing zeros dropped, in
+/// exponent form below 1e-4 and from 1e16 on (`1.4013e-45`, `1e16`), else
+/// with a fraction (`0.0001`, `16777216.0`).
+fn write_decimal(out: &mut Vec<u8>, d: Decimal) {
+    if d.negative {
+        out.push(b'-');
+    }
+    let (mut n, mut q) = (d.mantissa, d.exp10);
+    if n == 0 {
+        out.extend_from_slice(b"0.0");
+        return;
+    }
+    while n % 10 == 0 {
+        n /= 10;
+        q += 1;
+    }
+    let mut buf = [0u8; 10];
+    let mut len = 0;
+    while n > 0 {
+        len += 1;
+        buf[10 - len] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let digits = &buf[10 - len..];
+    let first = q + len as i32 - 1; // the power of ten of the first digit
+    if !(-4..16).contains(&first) {
+        out.push(digits[0]);
+        if len > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(b'e');
+        out.extend_from_slice(int_text(&mut [0u8; 20], i64::from(first)));
+    } else if first >= 0 {
+        let int = first.unsigned_abs() as usize + 1;
+        if len <= int {
+            out.extend_from_slice(digits);
+            out.resize(out.len() + int - len, b'0');
+            out.extend_from_slice(b".0");
+        } else {
+            out.extend_from_slice(&digits[..int]);
+            out.push(b'.');
+            out.extend_from_slice(&digits[int..]);
+        }
+    } else {
+        out.extend_from_slice(b"0.");
+        out.resize(out.len() + first.unsigned_abs() as usize - 1, b'0');
+        out.extend_from_slice(digits);
+    }
 }
 
 fn special(v: f64) -> Option<&'static str> {
@@ -131,7 +343,8 @@ fn special(v: f64) -> Option<&'static str> {
 /// A double as docs/FORMAT.md §5.2 prints it: the shortest decimal that reads
 /// back to it, with a fraction or an exponent (`1.0`, `-0.0`, `5e-324`), which
 /// is Python's `repr` but for the spelling of exponents (`1e16`, `1e-5` where
-/// Python writes `1e+16`, `1e-05`); NaN and the infinities as JSON strings.
+/// Python writes `1e+16`, `1e-05`) and for shortest ties (see
+/// tests/decode/float_text.rs); NaN and the infinities as JSON strings.
 fn write_f64(out: &mut Vec<u8>, v: f64) {
     use std::io::Write as _;
     match special(v) {
@@ -145,11 +358,13 @@ fn write_f64(out: &mut Vec<u8>, v: f64) {
     }
 }
 
-/// A float32 as docs/FORMAT.md §5.2 prints it: the double of
-/// [`to_shortest_float`], printed as a double is. Its shortest decimal is the
-/// `%.Ng` decimal that was chosen, trailing zeros dropped.
+/// A float32 as docs/FORMAT.md §5.2 prints it: the decimal of
+/// [`to_shortest_float`], written as `{:?}` writes that double.
 fn write_f32(out: &mut Vec<u8>, v: f32) {
-    write_f64(out, to_shortest_float(v));
+    match shortest_decimal(v) {
+        Some(d) => write_decimal(out, d),
+        None => write_f64(out, f64::from(v)),
+    }
 }
 
 fn write_num_list<T: Element>(
@@ -367,6 +582,8 @@ mod tests {
     }
 
     #[test]
+    // The literals are the floats' exact values, to show the ties.
+    #[allow(clippy::excessive_precision)]
     fn floats_as_message_to_dict() {
         // What MessageToDict gives (json.dumps of it, but for the exponents'
         // spelling: Python writes 3.4028235e+38 and 9.999999e-05).
@@ -374,7 +591,7 @@ mod tests {
         assert_eq!(f(-0.0), "-0.0");
         assert_eq!(f(0.5), "0.5");
         assert_eq!(f(0.1), "0.1");
-        assert_eq!(f(3.1415927), "3.1415927");
+        assert_eq!(f(std::f32::consts::PI), "3.1415927");
         assert_eq!(f(16777216.0), "16777216.0");
         // Six digits at least, even where fewer read back.
         assert_eq!(f(f32::from_bits(1)), "1.4013e-45");
@@ -419,24 +636,98 @@ mod tests {
         assert_eq!(d(f64::NAN), "\"NaN\"");
     }
 
+    /// ToShortestFloat as plainly as it can be written: `{:.N e}` for each
+    /// number of digits, read back through a double.
+    fn reference(v: f32) -> f64 {
+        let exact = f64::from(v);
+        for digits in 6..=9 {
+            let text = format!("{exact:.*e}", digits - 1);
+            let d: f64 = text.parse().unwrap();
+            if (d as f32).to_bits() == v.to_bits() || digits == 9 {
+                return d;
+            }
+        }
+        unreachable!()
+    }
+
+    fn check(bits: u32) {
+        let v = f32::from_bits(bits);
+        if !v.is_finite() {
+            return;
+        }
+        let text = f(v);
+        let want = reference(v);
+        assert_eq!(
+            to_shortest_float(v).to_bits(),
+            want.to_bits(),
+            "{bits:#010x}: {text}, want {want:?}"
+        );
+        assert_eq!(text, format!("{want:?}"), "{bits:#010x}");
+        let back = text.parse::<f64>().unwrap();
+        assert_eq!(
+            (back as f32).to_bits(),
+            bits,
+            "{bits:#010x} printed as {text}"
+        );
+    }
+
     #[test]
-    fn every_float32_reads_back_from_its_text() {
+    fn float32_as_the_plain_rule_gives() {
         // A sweep with a large odd stride over all bit patterns.
         let mut bits = 0u32;
-        for _ in 0..200_000 {
+        for _ in 0..100_000 {
             bits = bits.wrapping_add(0x9e37_79b1);
-            let v = f32::from_bits(bits);
-            if !v.is_finite() {
+            check(bits);
+        }
+        // Around the powers of two and ten, where the integer arithmetic
+        // gives way to formatting (below about 1e-36) and where digits carry.
+        for e in -149..=127 {
+            let b = (2f64.powi(e) as f32).to_bits();
+            (b.saturating_sub(3)..b.saturating_add(4)).for_each(check);
+        }
+        for e in -45..=38 {
+            let b = format!("1e{e}").parse::<f32>().unwrap().to_bits();
+            (b.saturating_sub(3)..b.saturating_add(4)).for_each(check);
+        }
+        // Exact ties at 6 to 9 digits: x.5 and friends.
+        for k in 0..20_000u32 {
+            check((k as f32 / 16.0 + 50000.0).to_bits());
+            check((k as f32 / 1024.0 + 3.0).to_bits());
+        }
+    }
+
+    #[test]
+    fn integer_rounding_is_formatting() {
+        // round_digits against Rust's correctly rounded `{:.N e}`, for every
+        // number of digits, not only the one chosen; and where it gives up.
+        let mut bits = 0u32;
+        let mut gave_up = 0;
+        for _ in 0..50_000 {
+            bits = bits.wrapping_add(0x9e37_79b1) & 0x7fff_ffff;
+            let x = f32::from_bits(bits);
+            if !x.is_finite() {
                 continue;
             }
-            let text = f(v);
-            let back = text.parse::<f64>().unwrap();
-            assert_eq!(back.to_bits(), to_shortest_float(v).to_bits(), "{text}");
-            assert_eq!(
-                (back as f32).to_bits(),
-                bits,
-                "{bits:#010x} printed as {text}"
-            );
+            for digits in 6..=9 {
+                let want = format_digits(f64::from(x), digits).unwrap();
+                match round_digits(x, digits) {
+                    Some(got) => {
+                        // 10^digits after a carry is the same number as
+                        // 10^(digits-1) one power of ten up.
+                        let same = got == want
+                            || (got.0 == 10u32.pow(digits) && (got.0 / 10, got.1 + 1) == want);
+                        assert!(
+                            same,
+                            "{bits:#010x} at {digits} digits: {got:?}, want {want:?}"
+                        );
+                    }
+                    None => {
+                        assert!(x < 1e-35, "{bits:#010x} ({x:e}) at {digits} digits");
+                        gave_up += 1;
+                    }
+                }
+            }
         }
+        assert!(gave_up < 2_000, "{gave_up}");
     }
 }
