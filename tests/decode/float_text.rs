@@ -528,6 +528,18 @@ fn special_float32_print_as_message_to_dict() {
     for kind in [PayloadKind::Example, PayloadKind::OfRecord] {
         print_and_check("special", 0, &values, kind, &s, true, false);
     }
+    // Printing them all allocates nothing once the line has grown: denormals,
+    // ties and the extremes take every path of the float printer.
+    let floats = values.iter().map(|&b| f32::from_bits(b)).collect();
+    let bytes = record(PayloadKind::Example, Feature::Float(floats));
+    let mut line = Vec::new();
+    let print = |line: &mut Vec<u8>| {
+        line.clear();
+        json::write_record(line, PayloadKind::Example, &bytes, 0, false, None).expect("prints");
+    };
+    print(&mut line);
+    let ((), n) = crate::counting_alloc::count_allocations(|| print(&mut line));
+    assert_eq!(n, 0, "allocations while printing {} floats", values.len());
     // The values of the issue are there, with MessageToDict's numbers.
     for (bits, text) in [
         (0x0000_0001u32, "1.4013e-45"),
