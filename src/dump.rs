@@ -283,7 +283,9 @@ fn dump_values(
         }
         (Kind::Float, Value::Fixed32(v)) => {
             line_start(out, f.offset, tag_and_len, indent);
-            let _ = writeln!(out, "value ({}:{wire}) {:?}", f.number, f32::from_bits(v));
+            // The float as `cat` shows it (docs/FORMAT.md §5.2).
+            let v = crate::json::to_shortest_float(f32::from_bits(v));
+            let _ = writeln!(out, "value ({}:{wire}) {v:?}", f.number);
         }
         (Kind::Double, Value::Fixed64(v)) => {
             line_start(out, f.offset, tag_and_len, indent);
@@ -351,7 +353,10 @@ fn packed_values(
     let mut n = 0;
     while !c.is_empty() {
         let text = match kind {
-            Kind::Float => format!("{:?}", f32::from_bits(c.fixed32()?)),
+            Kind::Float => format!(
+                "{:?}",
+                crate::json::to_shortest_float(f32::from_bits(c.fixed32()?))
+            ),
             Kind::Double => format!("{:?}", f64::from_bits(c.fixed64()?)),
             Kind::Int32 => (c.varint()? as i32).to_string(),
             _ => (c.varint()? as i64).to_string(),

@@ -1,6 +1,6 @@
 //! The decoding layer: the wire decoder and the views against prost, a naive
-//! reference decoder and the seed article's byte dumps; strict mode; and
-//! reading without allocating.
+//! reference decoder and the seed article's byte dumps; strict mode; reading
+//! without allocating; and the JSON text of floats against MessageToDict.
 //!
 //! One test binary per layer (`decode`, `files`, `index`, `write`, `cli`),
 //! sharing `tests/support/`. Each module was a test binary of its own; its
@@ -13,6 +13,7 @@ mod counting_alloc;
 mod support;
 
 mod count_memory;
+mod float_text;
 mod no_alloc;
 mod payload_detect;
 mod prost_differential;

@@ -6,10 +6,11 @@
 //! files, under these rules:
 //!
 //! - objects compare order-insensitively (map order is not part of the contract);
-//! - numbers inside a `float_list` compare as float32: each decimal is parsed
-//!   as f64 and rounded to f32 (what protobuf's JSON readers do), and the bit
-//!   patterns must be equal. MessageToDict prints float32 with at least 6
-//!   significant digits (`1.4013e-45`) where we print the shortest (`1e-45`);
+//! - numbers inside a `float_list` compare as the same double: MessageToDict
+//!   gives a float32 as the double of protobuf's `ToShortestFloat` (at least 6
+//!   significant digits: `1.4013e-45`), and so must we (docs/FORMAT.md §5.2).
+//!   Each decimal must also read back as the same float32 (parsed as f64 and
+//!   rounded to f32, what protobuf's JSON readers do);
 //! - numbers inside a `double_list` compare as f64 bit patterns, `int32_list`
 //!   values as integers, anything else as f64;
 //! - `"NaN"`, `"Infinity"`, `"-Infinity"` are strings and compare as strings,
@@ -343,7 +344,13 @@ fn compare_numbers(path: &str, ours: &str, theirs: &str, ctx: Ctx, diffs: &mut V
                     "{path}: our float {ours} reads as {a:e} via f64 but differently as f32"
                 )),
             }
-            a.to_bits() == b.to_bits()
+            // The same float32, and the very same number: MessageToDict's
+            // float is a double (ToShortestFloat's), compared as one.
+            let same_double = match (ours.parse::<f64>(), theirs.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.to_bits() == y.to_bits(),
+                _ => false,
+            };
+            a.to_bits() == b.to_bits() && same_double
         }
         Ctx::Int32 | Ctx::Int64 => match (ours.parse::<i64>(), theirs.parse::<i64>()) {
             (Ok(a), Ok(b)) => a == b,
@@ -438,11 +445,15 @@ fn comparator_rules() {
     assert!(diff(r#"{"a":1,"b":"x"}"#, r#"{"b": "x", "a": 1}"#).is_empty());
     assert!(!diff(r#"{"a":1}"#, r#"{"a":2}"#).is_empty());
     assert!(!diff(r#"{"a":1}"#, r#"{"a":1,"b":1}"#).is_empty());
-    // Floats as float32, from MessageToDict's 6+ digits.
+    // Floats as the same double (MessageToDict's 6+ digits), whatever the
+    // spelling; the same float32 is not enough.
     let fl = |v: &str| format!(r#"{{"float_list":{{"value":[{v}]}}}}"#);
-    assert!(diff(&fl("1e-45"), &fl("1.4013e-45")).is_empty());
-    assert!(diff(&fl("4e-45"), &fl("4.2039e-45")).is_empty());
+    assert!(diff(&fl("1.4013e-45"), &fl("1.4013e-45")).is_empty());
+    assert!(!diff(&fl("1e-45"), &fl("1.4013e-45")).is_empty());
+    assert!(!diff(&fl("4e-45"), &fl("4.2039e-45")).is_empty());
     assert!(diff(&fl("3.4028235e38"), &fl("3.4028235e+38")).is_empty());
+    assert!(diff(&fl("1.0"), &fl("1")).is_empty());
+    assert!(!diff(&fl("356370.13"), &fl("356370.12")).is_empty());
     assert!(diff(&fl("0.1"), &fl("0.1")).is_empty());
     assert!(!diff(&fl("-0.0"), &fl("0.0")).is_empty(), "-0.0 vs 0.0");
     assert!(!diff(&fl("3e-45"), &fl("1.4013e-45")).is_empty());
@@ -665,7 +676,10 @@ fn float_text_follows_spec() {
     assert_eq!(floats.len(), 9, "{floats:?}");
     assert_eq!(floats[0], "0.1");
     assert_eq!(floats[1], "-0.0");
-    assert_eq!(floats[2], "1e-45", "SPEC §5: the shortest, 1e-45");
+    assert_eq!(
+        floats[2], "1.4013e-45",
+        "docs/FORMAT.md §5.2: at least 6 digits, as MessageToDict"
+    );
     assert!(
         floats[3] == "3.4028235e38" || floats[3] == "3.4028235e+38",
         "FLT_MAX printed as {}",
@@ -703,11 +717,26 @@ fn float_text_follows_spec() {
     assert_eq!(doubles[8], "1.0");
 }
 
+/// The digits protobuf's Python `ToShortestFloat` gives a float32: those of
+/// the first of `%.6g` to `%.9g` that reads back (through a double), written
+/// here independently of `recordwire::json`.
+fn to_shortest_float_digits(v: f32) -> String {
+    let exact = f64::from(v);
+    for precision in 6..=9 {
+        let text = format!("{exact:.*e}", precision - 1);
+        if text.parse::<f64>().map(|d| d as f32) == Ok(v) {
+            return text;
+        }
+    }
+    unreachable!("{v:e}: nine digits always read back")
+}
+
 /// Every float and double we print, in every reference file: a fraction or
-/// an exponent, and the shortest digits that read back (as Rust's own
-/// shortest formatting gives).
+/// an exponent; for a double the shortest digits that read back (as Rust's
+/// own shortest formatting gives), for a float32 the digits of
+/// `ToShortestFloat` (docs/FORMAT.md §5.2).
 #[test]
-fn every_float_is_shortest_with_fraction_or_exponent() {
+fn every_float_has_fraction_or_exponent_and_its_digits() {
     fn walk(v: &Value, ctx: Ctx, bad: &mut Vec<String>, n: &mut usize) {
         match v {
             Value::Object(m) => {
@@ -724,13 +753,13 @@ fn every_float_is_shortest_with_fraction_or_exponent() {
                         if !tok.contains(['.', 'e', 'E']) {
                             bad.push(format!("{tok}: neither fraction nor exponent"));
                         }
-                        let shortest = if ctx == Ctx::Float {
-                            format!("{:e}", tok.parse::<f32>().unwrap_or(f32::NAN))
+                        let want = if ctx == Ctx::Float {
+                            to_shortest_float_digits(f32_via_f64(tok).unwrap_or(f32::NAN))
                         } else {
                             format!("{:e}", tok.parse::<f64>().unwrap_or(f64::NAN))
                         };
-                        if digits(tok).len() != digits(&shortest).len() {
-                            bad.push(format!("{tok}: not the shortest ({shortest})"));
+                        if digits(tok) != digits(&want) {
+                            bad.push(format!("{tok}: not the expected digits ({want})"));
                         }
                     }
                     Ctx::Int32 => {

@@ -2119,19 +2119,26 @@ fn json_non_utf8_name_in_tf_example_is_refused() {
     }
 }
 
-/// SPEC §5: a float is printed as "the shortest decimal that reads back to
-/// the same value", and the reader reads floats "as protobuf does (decimal to
-/// double, then rounded to the nearest float)". Rust's shortest `f32`
-/// representation assumes a direct decimal-to-float conversion; through a
-/// double, the rounding happens twice. An exhaustive check of all 2^32
-/// floats (printer's `{:?}`, then `parse::<f64>() as f32`) finds exactly two
-/// that do not read back: ±7.038531e-26 (0x15ae43fd / 0x95ae43fd), read back
-/// as 0x15ae43fe / 0x95ae43fe. protobuf's own printer (Python's
-/// `ToShortestFloat`) checks the round trip through a double and prints
-/// `7.0385307e-26` instead.
+/// docs/FORMAT.md §5.2: a float is printed as protobuf's `ToShortestFloat`
+/// prints it, the first of `%.6g` to `%.9g` that reads back "as protobuf
+/// does (decimal to double, then rounded to the nearest float)". Rust's
+/// shortest `f32` representation assumes a direct decimal-to-float
+/// conversion; through a double, the rounding happens twice. An exhaustive
+/// check of all 2^32 floats (Rust's `{:?}`, then `parse::<f64>() as f32`)
+/// finds exactly two whose shortest form does not read back: ±7.038531e-26
+/// (0x15ae43fd / 0x95ae43fd), read back as 0x15ae43fe / 0x95ae43fe. Checking
+/// the round trip through a double, as `ToShortestFloat` does, gives
+/// `7.0385307e-26` instead; these two and the tie 52277.8125 (`52277.812`,
+/// where the shortest printer says `52277.813`) must print as MessageToDict
+/// prints them and read back. `tests/decode/float_text.rs` checks every
+/// float32 printed against MessageToDict on more than a million values.
 #[test]
 fn json_floats_that_double_rounding_breaks_round_trip() {
-    for bits in [0x15ae_43fdu32, 0x95ae_43fd] {
+    for (bits, message_to_dict) in [
+        (0x15ae_43fdu32, "7.0385307e-26"),
+        (0x95ae_43fd, "-7.0385307e-26"),
+        (0xc74c_35d0, "-52277.812"),
+    ] {
         let x = f32::from_bits(bits);
         for kind in [PayloadKind::Example, PayloadKind::OfRecord] {
             let mut f = Features::new();
@@ -2143,6 +2150,11 @@ fn json_floats_that_double_rounding_breaks_round_trip() {
             let b = to_bytes(&m).expect("encodes");
             let mut out = Vec::new();
             json::write_record(&mut out, kind, &b, 0, false, None).expect("prints");
+            let text = String::from_utf8_lossy(&out);
+            assert!(
+                text.contains(&format!("[{message_to_dict}]")),
+                "{bits:#010x} printed as {text}, MessageToDict gives {message_to_dict}"
+            );
             let back = message_from_json(kind, &out).expect("reads");
             assert_eq!(
                 cmp(&back),
