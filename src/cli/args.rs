@@ -113,26 +113,9 @@ pub enum Command {
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
-        /// Stop at the first damaged record, or skip damaged records.
-        #[arg(long, value_parser = named::<ErrorPolicy>(), default_value = "fail")]
-        on_error: ErrorPolicy,
-        /// With --on-error skip: give up after this many errors.
-        #[arg(long)]
-        max_errors: Option<u64>,
-        /// Only these features (comma-separated names); a name that no record
-        /// has is reported on stderr (and is an error with --strict).
-        #[arg(long, value_delimiter = ',')]
-        features: Option<Vec<String>>,
-        /// Pass over the first N records (of all the files, in order).
-        #[arg(long, value_name = "N", default_value_t = 0)]
-        skip: u64,
-        /// Print at most N records, then stop.
-        #[arg(long, value_name = "N")]
-        limit: Option<u64>,
-        /// Start each line with the file and the record id, tab-separated:
-        /// `FILE<TAB>ID<TAB>{…}`.
-        #[arg(long)]
-        with_id: bool,
+        /// What to print.
+        #[command(flatten)]
+        options: CatArgs,
     },
     /// Print one bare serialized message (no framing) as one JSON object.
     Decode {
@@ -389,6 +372,31 @@ impl Command {
             Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),
         }
     }
+}
+
+/// The options of `cat` beyond the read options.
+#[derive(Debug, Clone, Args)]
+pub struct CatArgs {
+    /// Stop at the first damaged record, or skip damaged records.
+    #[arg(long, value_parser = named::<ErrorPolicy>(), default_value = "fail")]
+    pub on_error: ErrorPolicy,
+    /// With --on-error skip: give up after this many errors.
+    #[arg(long)]
+    pub max_errors: Option<u64>,
+    /// Only these features (comma-separated names); a name that no record
+    /// has is reported on stderr (and is an error with --strict).
+    #[arg(long, value_delimiter = ',')]
+    pub features: Option<Vec<String>>,
+    /// Pass over the first N records (of all the files, in order).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub skip: u64,
+    /// Print at most N records, then stop.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Start each line with the file and the record id, tab-separated:
+    /// `FILE<TAB>ID<TAB>{…}`.
+    #[arg(long)]
+    pub with_id: bool,
 }
 
 /// Output options of the commands that write record files.

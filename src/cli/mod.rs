@@ -20,7 +20,7 @@ use std::path::Path;
 
 use clap::Parser;
 
-pub use args::{Cli, Command, ReadArgs, WriteArgs};
+pub use args::{CatArgs, Cli, Command, ReadArgs, WriteArgs};
 
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
@@ -117,26 +117,8 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Cat {
             files,
             read,
-            on_error,
-            max_errors,
-            features,
-            skip,
-            limit,
-            with_id,
-        } => cat(
-            &files,
-            &read,
-            &CatOptions {
-                on_error,
-                max_errors,
-                features,
-                skip,
-                limit,
-                with_id,
-            },
-            stdout,
-            stderr,
-        ),
+            options,
+        } => cat(&files, &read, &options, stdout, stderr),
         Command::Decode {
             file,
             payload,
@@ -351,20 +333,10 @@ fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) -> 
     false
 }
 
-/// The options of `cat` beyond the read options.
-struct CatOptions {
-    on_error: ErrorPolicy,
-    max_errors: Option<u64>,
-    features: Option<Vec<String>>,
-    skip: u64,
-    limit: Option<u64>,
-    with_id: bool,
-}
-
 fn cat(
     files: &[std::path::PathBuf],
     read: &ReadArgs,
-    o: &CatOptions,
+    o: &CatArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
