@@ -130,8 +130,9 @@ pub enum Command {
     },
     /// Print the annotated wire tree of records, offset by offset.
     Dump {
-        /// Record file (`-` for stdin).
-        file: PathBuf,
+        /// Record files (`-` for stdin), one after the other.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Only this record id.
         #[arg(long)]
         record: Option<u64>,
@@ -231,8 +232,9 @@ pub enum Command {
     },
     /// Build an offset index of a record file.
     Index {
-        /// Record file.
-        file: PathBuf,
+        /// Record files: each gets its own index (`--out` goes with one file).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
@@ -319,8 +321,9 @@ pub enum Command {
     },
     /// Print the record count, size statistics and the schema.
     Inspect {
-        /// Record file.
-        file: PathBuf,
+        /// Record files: a report for each (with --json, one object per line).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
@@ -362,11 +365,11 @@ impl Command {
             Command::Cat { files, .. }
             | Command::Verify { files, .. }
             | Command::Count { files, .. } => files.iter().map(PathBuf::as_path).collect(),
-            Command::Dump { file, .. }
-            | Command::Index { file, .. }
-            | Command::Get { file, .. }
+            Command::Dump { files, .. }
+            | Command::Index { files, .. }
+            | Command::Inspect { files, .. } => files.iter().map(PathBuf::as_path).collect(),
+            Command::Get { file, .. }
             | Command::Order { file, .. }
-            | Command::Inspect { file, .. }
             | Command::Bench { file, .. } => vec![file.as_path()],
             Command::Convert { input, .. } => vec![input.as_path()],
             Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),

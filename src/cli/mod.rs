@@ -124,17 +124,28 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             payload,
             strict,
         } => decode(file.as_deref(), payload, strict, stdout),
-        Command::Dump { file, record, read } => dump(&file, record, &read, stdout, stderr),
+        Command::Dump {
+            files,
+            record,
+            read,
+        } => each_file(&files, |file| dump(file, record, &read, stdout, stderr)),
         Command::Verify { files, read } => verify(&files, &read, stdout, stderr),
         Command::Count { files, read, index } => {
             indexed::count(&files, &read, index.as_deref(), stdout, stderr)
         }
         Command::Index {
-            file,
+            files,
             read,
             format,
             out,
-        } => indexed::index(&file, &read, format, out.as_deref(), stdout, stderr),
+        } => {
+            if out.is_some() && files.len() > 1 {
+                return Err(Failure::Usage("--out goes with a single file".into()));
+            }
+            each_file(&files, |file| {
+                indexed::index(file, &read, format, out.as_deref(), stdout, stderr)
+            })
+        }
         Command::Order {
             file,
             read,
@@ -232,9 +243,9 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             stdout,
             stderr,
         ),
-        Command::Inspect { file, read, json } => {
-            inspect::inspect(&file, &read, json, stdout, stderr)
-        }
+        Command::Inspect { files, read, json } => each_file(&files, |file| {
+            inspect::inspect(file, &read, json, stdout, stderr)
+        }),
         Command::Bench {
             file,
             read,
@@ -257,6 +268,14 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             stderr,
         ),
     }
+}
+
+/// Runs `command` on each file in turn; stops at the first that fails.
+fn each_file(
+    files: &[std::path::PathBuf],
+    mut command: impl FnMut(&Path) -> CmdResult,
+) -> CmdResult {
+    files.iter().try_for_each(|file| command(file))
 }
 
 /// Refuses an index file given where a record file is expected, naming it

@@ -13,4 +13,5 @@ mod cat_options;
 mod error_paths;
 mod golden;
 mod layers;
+mod many_files;
 mod payload_notes;

@@ -1,0 +1,57 @@
+//! `inspect`, `dump` and `index` take several files, as `cat`, `verify` and
+//! `count` do: the same output as one run per file, in order.
+
+#![allow(clippy::unwrap_used)]
+
+use crate::support::cli::run;
+
+const A: &str = "testdata/ref/small.tfrecord";
+const B: &str = "testdata/bad/base5.tfrecord";
+
+fn out(args: &[&str]) -> String {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+#[test]
+fn inspect_and_dump_take_several_files() {
+    for command in [
+        &["inspect"][..],
+        &["inspect", "--json"],
+        &["dump", "--record", "1"],
+    ] {
+        let one = |file| out(&[command, &[file]].concat());
+        let both = out(&[command, &[A, B]].concat());
+        assert_eq!(both, one(A) + &one(B), "{command:?}");
+    }
+}
+
+#[test]
+fn index_takes_several_files_each_with_its_sidecar() {
+    let dir = tempfile::tempdir().unwrap();
+    let copies: Vec<String> = [A, B]
+        .iter()
+        .map(|f| {
+            let to = dir
+                .path()
+                .join(std::path::Path::new(f).file_name().unwrap());
+            std::fs::copy(f, &to).unwrap();
+            to.to_str().unwrap().to_owned()
+        })
+        .collect();
+    let (code, _, err) = run(&["index", &copies[0], &copies[1]]);
+    assert_eq!(code, 0, "{err}");
+    for copy in &copies {
+        assert!(
+            recordwire::index::sidecar_path(std::path::Path::new(copy)).is_file(),
+            "{copy}"
+        );
+    }
+    let (code, _, err) = run(&["index", &copies[0], &copies[1], "--out", "-"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim_end(),
+        "error[usage_error]: --out goes with a single file"
+    );
+}
