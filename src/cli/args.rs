@@ -275,8 +275,10 @@ pub enum Command {
     },
     /// Print one epoch's order of record ids, one per line.
     Order {
-        /// Record file.
-        file: PathBuf,
+        /// Record files: several are one dataset, whose global ids run over
+        /// the files in order (the page modes keep each file's pages apart).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Read options.
         #[command(flatten)]
         read: ReadArgs,
@@ -368,9 +370,8 @@ impl Command {
             Command::Dump { files, .. }
             | Command::Index { files, .. }
             | Command::Inspect { files, .. } => files.iter().map(PathBuf::as_path).collect(),
-            Command::Get { file, .. }
-            | Command::Order { file, .. }
-            | Command::Bench { file, .. } => vec![file.as_path()],
+            Command::Order { files, .. } => files.iter().map(PathBuf::as_path).collect(),
+            Command::Get { file, .. } | Command::Bench { file, .. } => vec![file.as_path()],
             Command::Convert { input, .. } => vec![input.as_path()],
             Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),
         }

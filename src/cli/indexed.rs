@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
-use crate::index::{sidecar_path, Index, IndexFormat, IndexOrigin, Shard};
+use crate::index::{sidecar_path, Dataset, Index, IndexFormat, IndexOrigin, Shard};
 use crate::io::{OpenOptions, RecordFile, Source};
 
 fn fatal(e: Error) -> Failure {
@@ -347,7 +347,7 @@ fn get_records(
 }
 
 pub(super) fn order(
-    path: &Path,
+    files: &[PathBuf],
     read: &ReadArgs,
     index: Option<&Path>,
     spec: crate::order::OrderSpec,
@@ -355,11 +355,25 @@ pub(super) fn order(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-    note_rejected_sidecar(&shard, stderr);
-    let ix = shard.index();
-    let order = crate::order::Order::new(ix.len(), ix.starts(), spec)
-        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let order = match files {
+        [path] => {
+            let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+            note_rejected_sidecar(&shard, stderr);
+            shard.order(spec)
+        }
+        _ => {
+            if index.is_some() {
+                return Err(Failure::Usage("--index goes with a single file".into()));
+            }
+            let options = read.open_options(ErrorPolicy::Fail);
+            let dataset = Dataset::open(files, &options).map_err(|e| data_or_fatal(e, stderr))?;
+            for shard in dataset.shards() {
+                note_rejected_sidecar(shard, stderr);
+            }
+            dataset.order(spec)
+        }
+    }
+    .map_err(|e| Failure::Usage(e.to_string()))?;
     let mut out = std::io::BufWriter::new(stdout);
     for id in order.epoch(epoch).iter() {
         writeln!(out, "{id}")?;

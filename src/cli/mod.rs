@@ -147,7 +147,7 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             })
         }
         Command::Order {
-            file,
+            files,
             read,
             index,
             mode,
@@ -170,7 +170,7 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
                 workers,
                 tail,
             };
-            indexed::order(&file, &read, index.as_deref(), spec, epoch, stdout, stderr)
+            indexed::order(&files, &read, index.as_deref(), spec, epoch, stdout, stderr)
         }
         Command::Get {
             file,

@@ -55,3 +55,49 @@ fn index_takes_several_files_each_with_its_sidecar() {
         "error[usage_error]: --out goes with a single file"
     );
 }
+
+#[test]
+fn order_over_several_files_is_the_datasets_order() {
+    use recordwire::index::Dataset;
+    use recordwire::io::OpenOptions;
+    use recordwire::order::{Mode, OrderSpec, Tail};
+    let dataset = Dataset::open([A, B], &OpenOptions::default()).unwrap();
+    for (mode, args) in [
+        (Mode::Shuffle, &["--mode", "shuffle"][..]),
+        (
+            Mode::PageAware { page_size: 512 },
+            &["--mode", "page-aware", "--page-size", "512"],
+        ),
+    ] {
+        for rank in 0..2u32 {
+            let r = rank.to_string();
+            let printed = out(&[
+                &["order", A, B, "--seed", "3", "--world", "2", "--rank", &r],
+                args,
+            ]
+            .concat());
+            let spec = OrderSpec {
+                mode,
+                seed: 3,
+                rank,
+                world: 2,
+                tail: Tail::Pad,
+                ..OrderSpec::default()
+            };
+            let expected: String = dataset
+                .order(spec)
+                .unwrap()
+                .epoch(0)
+                .iter()
+                .map(|id| format!("{id}\n"))
+                .collect();
+            assert_eq!(printed, expected, "{mode:?} rank {rank}");
+            assert_eq!(printed.lines().count(), 8, "15 ids, two equal parts");
+        }
+    }
+    let (code, _, err) = run(&["order", A, B, "--index", A]);
+    assert_eq!(
+        (code, err.trim_end()),
+        (2, "error[usage_error]: --index goes with a single file")
+    );
+}
