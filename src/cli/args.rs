@@ -253,8 +253,10 @@ pub enum Command {
     Get {
         /// Record file.
         file: PathBuf,
-        /// Record ids (0-based); `-` reads more from stdin (separated by
-        /// white space, as `order` prints them).
+        /// More record files (several are one dataset: global ids over the
+        /// files in order), then record ids (0-based); an argument of digits
+        /// only is an id (write a file named so `./123`), and `-` reads more
+        /// ids from stdin (separated by white space, as `order` prints them).
         #[arg(required_unless_present = "ids_file")]
         ids: Vec<String>,
         /// Read the ids from this file (separated by white space), after
@@ -360,6 +362,12 @@ pub enum Command {
     },
 }
 
+/// Whether an argument of `get` is an id (digits only) or `-` (ids from
+/// stdin), rather than a record file.
+pub(crate) fn is_id_word(arg: &str) -> bool {
+    arg == "-" || (!arg.is_empty() && arg.bytes().all(|b| b.is_ascii_digit()))
+}
+
 impl Command {
     /// The record files the command reads (not its JSON or index inputs).
     pub fn record_files(&self) -> Vec<&std::path::Path> {
@@ -371,7 +379,14 @@ impl Command {
             | Command::Index { files, .. }
             | Command::Inspect { files, .. } => files.iter().map(PathBuf::as_path).collect(),
             Command::Order { files, .. } => files.iter().map(PathBuf::as_path).collect(),
-            Command::Get { file, .. } | Command::Bench { file, .. } => vec![file.as_path()],
+            Command::Get { file, ids, .. } => std::iter::once(file.as_path())
+                .chain(
+                    ids.iter()
+                        .filter(|a| !is_id_word(a))
+                        .map(std::path::Path::new),
+                )
+                .collect(),
+            Command::Bench { file, .. } => vec![file.as_path()],
             Command::Convert { input, .. } => vec![input.as_path()],
             Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),
         }

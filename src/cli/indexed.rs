@@ -263,7 +263,7 @@ pub(super) fn record_ids(args: &[String], ids_file: Option<&Path>) -> Result<Vec
 }
 
 pub(super) fn get(
-    path: &Path,
+    files: &[PathBuf],
     ids: &[u64],
     read: &ReadArgs,
     index: Option<&Path>,
@@ -271,16 +271,33 @@ pub(super) fn get(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-    note_rejected_sidecar(&shard, stderr);
-    let chosen = read.payload_of_file(shard.file(), stderr);
+    if index.is_some() && files.len() > 1 {
+        return Err(Failure::Usage("--index goes with a single file".into()));
+    }
+    let shards = files
+        .iter()
+        .map(|path| open_shard(path, read, index))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| data_or_fatal(e, stderr))?;
+    for shard in &shards {
+        note_rejected_sidecar(shard, stderr);
+    }
+    let dataset = Dataset::from_shards(shards);
+    let Some(first) = dataset.shards().first() else {
+        return Err(Failure::Usage("no record file".into()));
+    };
+    let chosen = read.payload_of_file(first.file(), stderr);
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
-    let name = shard.file().name().to_string();
+    let name = match dataset.shards() {
+        [one] => one.file().name().to_string(),
+        many => format!("{} files", many.len()),
+    };
     let mut notes = super::payload::Notes::new(chosen);
     let mut out = std::io::BufWriter::new(stdout);
     let r = get_records(
-        &shard,
+        &dataset,
+        &name,
         ids,
         chosen.kind,
         read.strict,
@@ -297,8 +314,10 @@ pub(super) fn get(
 
 /// Prints the records `ids` of `shard`.
 #[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)]
 fn get_records(
-    shard: &Shard,
+    dataset: &Dataset,
+    name: &str,
     ids: &[u64],
     payload: crate::view::PayloadKind,
     strict: bool,
@@ -307,21 +326,25 @@ fn get_records(
     notes: &mut super::payload::Notes,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let name = shard.file().name();
     let mut line = Vec::new();
     for &id in ids {
-        let record = match shard.get(id) {
+        let record = match dataset.get(id) {
             Ok(Some(r)) => r,
             Ok(None) => {
                 out.flush()?;
+                let what = if dataset.shards().len() == 1 {
+                    "file"
+                } else {
+                    "dataset"
+                };
                 return Err(Failure::Usage(format!(
-                    "{name}: no record {id} (the file has {} records)",
-                    shard.len()
+                    "{name}: no record {id} (the {what} has {} records)",
+                    dataset.len()
                 )));
             }
             Err(e) => {
                 out.flush()?;
-                report(stderr, &e.with_file(name));
+                report(stderr, &e);
                 return Err(Failure::Data);
             }
         };

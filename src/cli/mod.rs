@@ -179,15 +179,28 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             read,
             index,
             features,
-        } => indexed::get(
-            &file,
-            &indexed::record_ids(&ids, ids_file.as_deref())?,
-            &read,
-            index.as_deref(),
-            features,
-            stdout,
-            stderr,
-        ),
+        } => {
+            let (ids, more): (Vec<String>, Vec<String>) =
+                ids.into_iter().partition(|a| args::is_id_word(a));
+            if ids.is_empty() && ids_file.is_none() {
+                return Err(Failure::Usage(
+                    "no record ids: give them after the files, with --ids-file, or - for stdin"
+                        .into(),
+                ));
+            }
+            let files: Vec<std::path::PathBuf> = std::iter::once(file)
+                .chain(more.into_iter().map(std::path::PathBuf::from))
+                .collect();
+            indexed::get(
+                &files,
+                &indexed::record_ids(&ids, ids_file.as_deref())?,
+                &read,
+                index.as_deref(),
+                features,
+                stdout,
+                stderr,
+            )
+        }
         Command::Encode {
             input,
             output,

@@ -101,3 +101,30 @@ fn order_over_several_files_is_the_datasets_order() {
         (2, "error[usage_error]: --index goes with a single file")
     );
 }
+
+#[test]
+fn get_over_several_files_takes_global_ids() {
+    let all: Vec<String> = out(&["cat", A, B]).lines().map(str::to_owned).collect();
+    let got = out(&["get", A, B, "9", "10", "14", "0"]);
+    let expected: String = [9, 10, 14, 0]
+        .iter()
+        .map(|&i| format!("{}\n", all[i]))
+        .collect();
+    assert_eq!(got, expected);
+    // One file as before; an id past the dataset's end; no ids at all.
+    assert_eq!(out(&["get", B, "0"]), format!("{}\n", all[10]));
+    let (code, _, err) = run(&["get", A, B, "15"]);
+    assert_eq!(
+        (code, err.trim_end()),
+        (
+            2,
+            "error[usage_error]: 2 files: no record 15 (the dataset has 15 records)"
+        )
+    );
+    let (code, _, err) = run(&["get", A, B]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("error[usage_error]: no record ids"),
+        "{err}"
+    );
+}
