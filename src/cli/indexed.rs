@@ -312,8 +312,7 @@ pub(super) fn get(
     Ok(())
 }
 
-/// Prints the records `ids` of `shard`.
-#[allow(clippy::too_many_arguments)]
+/// Prints the records `ids` of `dataset` (`name` in messages).
 #[allow(clippy::too_many_arguments)]
 fn get_records(
     dataset: &Dataset,

@@ -81,6 +81,7 @@ mod interchange;
 pub mod pad;
 mod readahead;
 
+#[cfg(feature = "cli")]
 pub(crate) use dataset::index_file_at;
 pub use dataset::{Dataset, IndexOrigin, Shard};
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
