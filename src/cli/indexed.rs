@@ -126,29 +126,13 @@ fn current_sidecar(
     stderr: &mut dyn Write,
 ) -> Option<Index> {
     let file = source.as_file()?;
-    let sidecar = sidecar_path(path);
-    if path == Path::new("-") || !sidecar.is_file() {
-        return None;
-    }
-    // The check touches a few pages spread over the file: no read-around.
-    let _ = crate::index::Access::Random.advise(file);
-    match Index::load_native(&sidecar, file.bytes(), !read.no_mmap) {
-        Ok(index) if index.framing() == file.framing() => Some(index),
-        Ok(index) => {
-            let _ = writeln!(
-                stderr,
-                "note: {}: the index is for {} data, the data is read as {}: counting by reading the file",
-                sidecar.display(),
-                index.framing(),
-                file.framing()
-            );
-            None
-        }
+    match crate::index::load_sidecar(path, file, !read.no_mmap) {
+        Ok(index) => index,
         Err(e) => {
             let _ = writeln!(
                 stderr,
                 "note: {}: not used ({e}): counting by reading the file",
-                sidecar.display()
+                sidecar_path(path).display()
             );
             None
         }

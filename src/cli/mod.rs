@@ -489,7 +489,8 @@ impl CatWalk<'_> {
                     if self.with_id {
                         line.extend_from_slice(record.file.map_or(&b""[..], |f| f.as_bytes()));
                         line.push(b'\t');
-                        line.extend_from_slice(record.id.to_string().as_bytes());
+                        // Into the reused line: no allocation per record.
+                        let _ = write!(line, "{}", record.id);
                         line.push(b'\t');
                     }
                     if let Some(filter) = self.filter {

@@ -50,39 +50,17 @@ impl Shard {
         if let Some(cause) = file.early_end() {
             return Err(Error::new(cause.clone(), file.len() as u64).with_file(file.name()));
         }
-        // Checking a sidecar touches some 70 pages spread over the file: with
-        // the kernel's default read-around (8 MiB on some disks) that alone
-        // would read hundreds of MiB of a cold file.
-        let _ = Access::Random.advise(&file);
-        let mut rejected = None;
-        if path != Path::new("-") {
-            let sidecar = sidecar_path(path);
-            if sidecar.is_file() {
-                match Index::load_native(&sidecar, file.bytes(), options.mmap) {
-                    Ok(index) if index.framing() == file.framing() => {
-                        return Ok(Shard {
-                            file,
-                            index,
-                            origin: IndexOrigin::Sidecar,
-                        });
-                    }
-                    Ok(index) => {
-                        rejected = Some(
-                            stale(
-                                12,
-                                format!(
-                                    "the index is for {} data, the data is read as {}",
-                                    index.framing(),
-                                    file.framing()
-                                ),
-                            )
-                            .with_file(sidecar.display().to_string()),
-                        );
-                    }
-                    Err(e) => rejected = Some(e),
-                }
+        let rejected = match load_sidecar(path, &file, options.mmap) {
+            Ok(Some(index)) => {
+                return Ok(Shard {
+                    file,
+                    index,
+                    origin: IndexOrigin::Sidecar,
+                });
             }
-        }
+            Ok(None) => None,
+            Err(e) => Some(e),
+        };
         // Building reads every header in file order; from then on, ids.
         let _ = Access::Sequential.advise(&file);
         let index = Index::build(file.bytes(), file.framing(), false)
@@ -485,6 +463,38 @@ fn wildcard<T: PartialEq + Copy>(pattern: &[T], name: &[T], star: T, one: T) -> 
         }
     }
     pattern[p..].iter().all(|&c| c == star)
+}
+
+/// The current sidecar index of the data file at `path`, already open as
+/// `file`: `Ok(None)` when there is none (or `path` is stdin), an error
+/// (`stale_index`, with the sidecar's name) when the one there does not
+/// belong to the data. Advises the map for random access first: checking a
+/// sidecar touches some 70 pages spread over the file, and with the kernel's
+/// default read-around (8 MiB on some disks) that alone would read hundreds
+/// of MiB of a cold file.
+pub(crate) fn load_sidecar(
+    path: &Path,
+    file: &RecordFile,
+    mmap: bool,
+) -> Result<Option<Index>, Error> {
+    let sidecar = sidecar_path(path);
+    if path == Path::new("-") || !sidecar.is_file() {
+        return Ok(None);
+    }
+    let _ = Access::Random.advise(file);
+    let index = Index::load_native(&sidecar, file.bytes(), mmap)?;
+    if index.framing() != file.framing() {
+        return Err(stale(
+            12,
+            format!(
+                "the index is for {} data, the data is read as {}",
+                index.framing(),
+                file.framing()
+            ),
+        )
+        .with_file(sidecar.display().to_string()));
+    }
+    Ok(Some(index))
 }
 
 /// Whether the file at `path` is an index file ([`super::index_file_format`]);

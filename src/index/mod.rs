@@ -82,7 +82,7 @@ pub mod pad;
 mod readahead;
 
 #[cfg(feature = "cli")]
-pub(crate) use dataset::index_file_at;
+pub(crate) use dataset::{index_file_at, load_sidecar};
 pub use dataset::{Dataset, IndexOrigin, Shard};
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use pad::is_pad;
