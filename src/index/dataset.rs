@@ -365,9 +365,8 @@ impl Dataset {
         let Some((shard, local)) = self.locate(global) else {
             return Ok(None);
         };
-        self.shards[shard]
-            .get_bytes(local)
-            .map_err(|e| e.with_file(self.shards[shard].file.name()))
+        // Errors carry the shard's file already (`Shard::get`).
+        self.shards[shard].get_bytes(local)
     }
 
     /// The total number of records, in O(1).

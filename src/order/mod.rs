@@ -344,27 +344,6 @@ impl Order {
     /// pages, and, in the page modes, fewer offsets than records or offsets
     /// that decrease.
     pub fn new(count: u64, offsets: &[u64], spec: OrderSpec) -> Result<Order, OrderError> {
-        Order::build(count, offsets, spec)
-    }
-
-    /// The order of `count` records in a mode that needs no offsets
-    /// ([`Mode::Sequential`], [`Mode::Shuffle`]); a page mode is refused with
-    /// [`OrderError::TooFewOffsets`] (use [`Order::new`], or
-    /// `Shard::order` / `Dataset::order` of [`crate::index`], which pass the
-    /// offsets).
-    ///
-    /// ```
-    /// use recordwire::order::{Mode, Order, OrderSpec};
-    ///
-    /// let order = Order::for_count(5, OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() })?;
-    /// assert_eq!(order.epoch(0).len(), 5);
-    /// # Ok::<(), recordwire::order::OrderError>(())
-    /// ```
-    pub fn for_count(count: u64, spec: OrderSpec) -> Result<Order, OrderError> {
-        Order::build(count, &[], spec)
-    }
-
-    fn build(count: u64, offsets: &[u64], spec: OrderSpec) -> Result<Order, OrderError> {
         if spec.world == 0 {
             return Err(OrderError::ZeroWorld);
         }
@@ -405,6 +384,23 @@ impl Order {
             start,
             len,
         })
+    }
+
+    /// The order of `count` records in a mode that needs no offsets
+    /// ([`Mode::Sequential`], [`Mode::Shuffle`]); a page mode is refused with
+    /// [`OrderError::TooFewOffsets`] (use [`Order::new`], or
+    /// `Shard::order` / `Dataset::order` of [`crate::index`], which pass the
+    /// offsets).
+    ///
+    /// ```
+    /// use recordwire::order::{Mode, Order, OrderSpec};
+    ///
+    /// let order = Order::for_count(5, OrderSpec { mode: Mode::Shuffle, ..OrderSpec::default() })?;
+    /// assert_eq!(order.epoch(0).len(), 5);
+    /// # Ok::<(), recordwire::order::OrderError>(())
+    /// ```
+    pub fn for_count(count: u64, spec: OrderSpec) -> Result<Order, OrderError> {
+        Order::new(count, &[], spec)
     }
 
     /// The spec this order was built with.
