@@ -120,6 +120,24 @@ pub enum ErrorKind {
     /// The frame is fine but the payload is not a valid message of the expected type.
     #[error("{0}")]
     Decode(DecodeReason),
+    /// A record does not fit the feature spec of a batch decode
+    /// ([`crate::batch`]): a feature is missing, of another type, or has the
+    /// wrong number of values.
+    #[error("feature {}: {problem}", crate::names::quoted(feature.as_bytes()))]
+    Feature {
+        /// The feature's name.
+        feature: Arc<str>,
+        /// What is wrong with it.
+        problem: FeatureProblem,
+    },
+    /// A record id at or past the end of a file or dataset.
+    #[error("no record {id}: there are {len}")]
+    IdOutOfRange {
+        /// The id asked for.
+        id: u64,
+        /// How many records there are.
+        len: u64,
+    },
     /// An index does not belong to the data file it is used with.
     #[error("{message}")]
     StaleIndex {
@@ -136,6 +154,64 @@ pub enum ErrorKind {
     },
 }
 
+/// How a record fails a feature spec (see [`ErrorKind::Feature`]); the
+/// rules are TensorFlow's `parse_example` and OneFlow's raw decoder.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FeatureProblem {
+    /// The record lacks the feature and the spec gives no default.
+    #[error("missing, and the spec gives no default")]
+    Missing,
+    /// The feature holds another list than the spec's type.
+    #[error("the spec wants {expected} values, the record holds a {found}")]
+    WrongType {
+        /// The spec's dtype.
+        expected: &'static str,
+        /// The list the record holds (`float_list`, …).
+        found: &'static str,
+    },
+    /// The feature holds another number of values than the shape needs.
+    #[error("{found} values, the shape needs {expected}")]
+    WrongCount {
+        /// Values the shape needs.
+        expected: usize,
+        /// Values the record holds.
+        found: usize,
+    },
+    /// A fixed_len_sequence feature's count is not a multiple of its element size.
+    #[error("{found} values, not a multiple of the element size {element}")]
+    NotMultiple {
+        /// Values per element (`prod(shape)`).
+        element: usize,
+        /// Values the record holds.
+        found: usize,
+    },
+    /// One frame of a feature list holds another number of values than the shape needs.
+    #[error("frame {frame} holds {found} values, the shape needs {expected}")]
+    WrongFrameCount {
+        /// The frame's position in its list.
+        frame: usize,
+        /// Values the shape needs.
+        expected: usize,
+        /// Values the frame holds.
+        found: usize,
+    },
+    /// A feature holds more values than an OFRecord raw decoder's shape, which
+    /// allows fewer (`dim1_varying_length`, `auto_zero_padding`) but not more.
+    #[error("{found} values, more than the shape's {max}")]
+    TooMany {
+        /// Values the shape holds.
+        max: usize,
+        /// Values the record holds.
+        found: usize,
+    },
+    /// An OFRecord raw decoder reads a bytes feature only when it holds exactly one value.
+    #[error("a bytes_list of {found} values, the raw decoder reads exactly one")]
+    NotOneBytesValue {
+        /// Values the list holds.
+        found: usize,
+    },
+}
+
 impl ErrorKind {
     /// The stable name of this kind, as shown in brackets in messages
     /// (`truncated_header`, `data_crc_mismatch`, …).
@@ -148,6 +224,8 @@ impl ErrorKind {
             ErrorKind::DataCrcMismatch { .. } => "data_crc_mismatch",
             ErrorKind::Compression { .. } => "compression_error",
             ErrorKind::Decode(_) => "decode_error",
+            ErrorKind::Feature { .. } => "feature_error",
+            ErrorKind::IdOutOfRange { .. } => "id_out_of_range",
             ErrorKind::StaleIndex { .. } => "stale_index",
             ErrorKind::Io { .. } => "io_error",
         }

@@ -84,8 +84,12 @@
 //!   protobuf's `SerializeToString`, and record writers that never leave a
 //!   half-written file.
 //! - [`json`]: records as JSON Lines (protobuf's JSON mapping), and the reader
-//!   of that JSON; [`dump`]: the annotated wire tree. Both are functions over
-//!   buffers, used by the command-line tool.
+//!   of that JSON.
+//! - [`batch`]: batched columnar decoding like TensorFlow's `parse_example`:
+//!   a feature [`batch::Spec`] (also as JSON), [`batch::decode`] into a
+//!   reusable [`batch::Batch`] of Arrow-compatible columns, on one thread or
+//!   several ([`batch::Decoder`]). Beside it, [`dump`]: the annotated wire
+//!   tree, a function over buffers used by the command-line tool.
 //! - `cli` (feature `cli`, on by default): the `recordwire` commands as
 //!   functions over writers.
 //!
@@ -114,6 +118,7 @@
 //! of them in `testdata/seed_*.xxd`), the thesis, and LIRS.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod dump;

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["index"],
     &["encode"],
     &["json"],
-    &["dump"],
+    &["batch", "dump"],
     &["cli"],
 ];
 

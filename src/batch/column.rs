@@ -1,0 +1,365 @@
+//! [`Column`] and [`Batch`]: decoded features in Arrow-compatible memory,
+//! reused from one batch to the next.
+
+use super::buf::AlignedBuf;
+use super::spec::{default_bytes, DType, FeatureSpec, Form, Spec};
+
+/// How a column's values are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `[rows, *shape]` ([`Form::FixedLen`], [`Form::OfRecordRaw`]) or
+    /// `[rows, max_len, *shape]` ([`Form::FixedLenSequence`], also per frame
+    /// in a sequence spec): one value slot per element of
+    /// [`Column::shape`], row-major.
+    Dense,
+    /// Any number of values per row: row `r` holds values
+    /// `row_splits[r]..row_splits[r + 1]` ([`Form::VarLen`]).
+    Ragged,
+    /// Frames per row, values per frame: row `r` holds frames
+    /// `row_splits[r]..row_splits[r + 1]`, frame `f` holds values
+    /// `frame_splits[f]..frame_splits[f + 1]` ([`Form::VarLen`] in a
+    /// SequenceExample's sequence spec).
+    RaggedFrames,
+}
+
+/// Element types a column's values can be read as ([`Column::values`]).
+pub trait ColumnValue: bytemuck::Pod + std::fmt::Debug {
+    /// The dtype whose columns hold this type.
+    const DTYPE: DType;
+}
+
+macro_rules! column_value {
+    ($($t:ty => $d:expr),+) => {$(
+        impl ColumnValue for $t {
+            const DTYPE: DType = $d;
+        }
+    )+};
+}
+
+column_value!(i64 => DType::Int64, f32 => DType::Float32, i32 => DType::Int32,
+    f64 => DType::Float64, i8 => DType::Int8, u8 => DType::UInt8);
+
+/// TensorFlow's sparse form of a ragged column ([`Column::sparse`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Sparse<'c> {
+    /// `[nnz, rank]` int64 coordinates, row-major (rank 2, or 3 over frames).
+    pub indices: &'c [i64],
+    /// `[rows, max_len]`, or `[rows, max_frames, max_len]`.
+    pub dense_shape: &'c [usize],
+}
+
+/// Where a column's row began, to take back an entry that a later one with
+/// the same name replaces, or that failed.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Mark {
+    pub(crate) values: usize,
+    pub(crate) frame_splits: usize,
+}
+
+/// One decoded feature.
+///
+/// Numeric values sit in one 64-byte aligned little-endian buffer
+/// ([`raw_values`](Column::raw_values), typed by [`values`](Column::values));
+/// bytes values either in one data buffer with int64 offsets (Arrow's
+/// `LargeBinary` layout: value `i` is `data[offsets[i]..offsets[i + 1]]`) or,
+/// for a spec that borrows, as slices of the input
+/// ([`borrowed`](Column::borrowed)). Ragged columns add int64 `row_splits`
+/// (Arrow's `LargeList` offsets), dense sequence columns the int64 `lengths`.
+#[derive(Debug, Clone)]
+pub struct Column<'a> {
+    pub(crate) name: String,
+    pub(crate) dtype: DType,
+    pub(crate) layout: Layout,
+    pub(crate) borrow: bool,
+    pub(crate) sparse_wanted: bool,
+    pub(crate) has_lengths: bool,
+    pub(crate) values: AlignedBuf,
+    pub(crate) offsets: AlignedBuf,
+    pub(crate) borrowed: Vec<&'a [u8]>,
+    pub(crate) splits: AlignedBuf,
+    pub(crate) frame_splits: AlignedBuf,
+    pub(crate) lengths: AlignedBuf,
+    pub(crate) indices: AlignedBuf,
+    pub(crate) shape: Vec<usize>,
+    pub(crate) sparse_shape: Vec<usize>,
+    /// Spare buffers for padding (kept so that a warm batch does not allocate).
+    pub(crate) spare: AlignedBuf,
+    pub(crate) spare_offsets: AlignedBuf,
+    pub(crate) spare_borrowed: Vec<&'a [u8]>,
+    /// The default's elements as stored (numeric, little-endian; empty for
+    /// bytes, whose default is read from the spec), when there is one.
+    pub(crate) default: Option<Vec<u8>>,
+    /// Per-record decode state.
+    pub(crate) seen: u64,
+    pub(crate) mark: Mark,
+    pub(crate) pending: Option<super::decode::Fail>,
+    /// Values the current row's entry gave (OFRecord raw lengths).
+    pub(crate) entry_len: usize,
+}
+
+impl<'a> Column<'a> {
+    pub(crate) fn new(f: &FeatureSpec, in_sequence: bool) -> Self {
+        let layout = match (&f.form, in_sequence) {
+            (Form::VarLen, false) => Layout::Ragged,
+            (Form::VarLen, true) => Layout::RaggedFrames,
+            _ => Layout::Dense,
+        };
+        let defaults = match &f.form {
+            Form::FixedLen { default, .. } | Form::FixedLenSequence { default, .. } => {
+                default.as_ref()
+            }
+            _ => None,
+        };
+        // Bytes defaults are read from the spec itself (borrowed columns
+        // point at them); numeric ones are kept as the column stores them.
+        let default = defaults.map(|d| {
+            let mut raw = Vec::new();
+            default_bytes(d, f.dtype, &mut raw);
+            raw
+        });
+        let mut c = Column {
+            name: f.name.clone(),
+            dtype: f.dtype,
+            layout,
+            borrow: f.borrow,
+            sparse_wanted: f.sparse,
+            has_lengths: matches!(f.form, Form::FixedLenSequence { .. } | Form::OfRecordRaw { .. }),
+            values: AlignedBuf::new(),
+            offsets: AlignedBuf::new(),
+            borrowed: Vec::new(),
+            splits: AlignedBuf::new(),
+            frame_splits: AlignedBuf::new(),
+            lengths: AlignedBuf::new(),
+            indices: AlignedBuf::new(),
+            shape: Vec::new(),
+            sparse_shape: Vec::new(),
+            spare: AlignedBuf::new(),
+            spare_offsets: AlignedBuf::new(),
+            spare_borrowed: Vec::new(),
+            default,
+            seen: 0,
+            mark: Mark::default(),
+            pending: None,
+            entry_len: 0,
+        };
+        c.clear();
+        c
+    }
+
+    /// Empties the column for a new batch, keeping its memory.
+    pub(crate) fn clear(&mut self) {
+        self.values.clear();
+        self.offsets.clear();
+        self.offsets.push(0i64);
+        self.borrowed.clear();
+        self.splits.clear();
+        self.splits.push(0i64);
+        self.frame_splits.clear();
+        self.frame_splits.push(0i64);
+        self.lengths.clear();
+        self.indices.clear();
+        self.shape.clear();
+        self.sparse_shape.clear();
+        self.seen = 0;
+        self.pending = None;
+    }
+
+    /// Whether this column was made for `f` (so a batch can be reused).
+    pub(crate) fn matches(&self, f: &FeatureSpec, in_sequence: bool) -> bool {
+        let fresh = Column::layout_of(f, in_sequence);
+        self.name == f.name
+            && self.dtype == f.dtype
+            && self.layout == fresh
+            && self.borrow == f.borrow
+            && self.sparse_wanted == f.sparse
+    }
+
+    fn layout_of(f: &FeatureSpec, in_sequence: bool) -> Layout {
+        match (&f.form, in_sequence) {
+            (Form::VarLen, false) => Layout::Ragged,
+            (Form::VarLen, true) => Layout::RaggedFrames,
+            _ => Layout::Dense,
+        }
+    }
+
+    /// The feature's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// How the values are laid out.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The shape of a dense column (`[rows, *shape]` or `[rows, max_len,
+    /// *shape]`); for a ragged column `[rows]`.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The numeric values, when `T` is the column's type.
+    pub fn values<T: ColumnValue>(&self) -> Option<&[T]> {
+        (T::DTYPE == self.dtype).then(|| self.values.typed::<T>())
+    }
+
+    /// The values' buffer as bytes (numeric values little-endian; for an
+    /// owned bytes column, the concatenated data). 64-byte aligned.
+    pub fn raw_values(&self) -> &[u8] {
+        self.values.as_bytes()
+    }
+
+    /// For an owned bytes column, the int64 offsets into
+    /// [`raw_values`](Self::raw_values): one more than the number of values.
+    pub fn offsets(&self) -> Option<&[i64]> {
+        (self.dtype == DType::Bytes && !self.borrow).then(|| self.offsets.typed::<i64>())
+    }
+
+    /// For a borrowing bytes column, the values as slices of the input.
+    pub fn borrowed(&self) -> Option<&[&'a [u8]]> {
+        (self.dtype == DType::Bytes && self.borrow).then_some(self.borrowed.as_slice())
+    }
+
+    /// Number of values (slots, for a dense column).
+    pub fn len(&self) -> usize {
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.len(),
+            (DType::Bytes, false) => self.offsets.count::<i64>() - 1,
+            (d, _) => self.values.len() / d.width(),
+        }
+    }
+
+    /// Whether the column holds no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes value `i` of a bytes column, in either form.
+    pub fn bytes_value(&self, i: usize) -> Option<&[u8]> {
+        if self.dtype != DType::Bytes {
+            return None;
+        }
+        if self.borrow {
+            return self.borrowed.get(i).copied();
+        }
+        let o = self.offsets.typed::<i64>();
+        let (a, b) = (*o.get(i)? as usize, *o.get(i + 1)? as usize);
+        self.values.as_bytes().get(a..b)
+    }
+
+    /// Row splits of a ragged column (`rows + 1` int64 offsets into the
+    /// values, or into the frames for [`Layout::RaggedFrames`]).
+    pub fn row_splits(&self) -> Option<&[i64]> {
+        (self.layout != Layout::Dense).then(|| self.splits.typed::<i64>())
+    }
+
+    /// Frame splits of a [`Layout::RaggedFrames`] column (frames + 1 offsets into the values).
+    pub fn frame_splits(&self) -> Option<&[i64]> {
+        (self.layout == Layout::RaggedFrames).then(|| self.frame_splits.typed::<i64>())
+    }
+
+    /// Per-row lengths: elements of a fixed_len_sequence feature, frames of
+    /// a sequence feature, values of an OFRecord raw feature.
+    pub fn lengths(&self) -> Option<&[i64]> {
+        self.has_lengths.then(|| self.lengths.typed::<i64>())
+    }
+
+    /// TensorFlow's sparse form, when the spec asked for it ([`FeatureSpec::sparse`]).
+    pub fn sparse(&self) -> Option<Sparse<'_>> {
+        self.sparse_wanted.then(|| Sparse {
+            indices: self.indices.typed::<i64>(),
+            dense_shape: &self.sparse_shape,
+        })
+    }
+}
+
+/// The columns of a decoded batch, reused across calls: decoding into a warm
+/// batch (one that already held a batch at least as large) allocates nothing.
+///
+/// ```
+/// use recordwire::batch::{decode, Batch, DType, FeatureSpec, Spec};
+/// use recordwire::encode::{Example, Feature};
+///
+/// let spec = Spec::example(vec![
+///     FeatureSpec::fixed_len("label", DType::Int64, &[]),
+///     FeatureSpec::var_len("tokens", DType::Int64),
+/// ])
+/// .unwrap();
+/// let records: Vec<Vec<u8>> = (0..3)
+///     .map(|i| {
+///         Example::new()
+///             .with("label", Feature::int64([i]))
+///             .with("tokens", Feature::int64(0..i))
+///             .to_bytes()
+///     })
+///     .collect();
+/// let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+/// let mut batch = Batch::new();
+/// decode(&payloads, &spec, &mut batch).unwrap();
+/// assert_eq!(batch.rows(), 3);
+/// assert_eq!(batch.column("label").unwrap().values::<i64>().unwrap(), [0, 1, 2]);
+/// let tokens = batch.column("tokens").unwrap();
+/// assert_eq!(tokens.row_splits().unwrap(), [0, 0, 1, 3]);
+/// assert_eq!(tokens.values::<i64>().unwrap(), [0, 0, 1]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Batch<'a> {
+    pub(crate) rows: usize,
+    pub(crate) columns: Vec<Column<'a>>,
+    pub(crate) sequence: Vec<Column<'a>>,
+    /// Per-thread batches of a parallel decode (reused like the columns).
+    pub(crate) parts: Vec<Batch<'a>>,
+}
+
+impl<'a> Batch<'a> {
+    /// An empty batch; its columns are made on the first decode.
+    pub fn new() -> Self {
+        Batch::default()
+    }
+
+    /// Rows decoded (records, in input order).
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The columns of the spec's features (a SequenceExample's context), in spec order.
+    pub fn columns(&self) -> &[Column<'a>] {
+        &self.columns
+    }
+
+    /// The columns of a SequenceExample's sequence features, in spec order.
+    pub fn sequence(&self) -> &[Column<'a>] {
+        &self.sequence
+    }
+
+    /// The column named `name` (features first, then sequence features).
+    pub fn column(&self, name: &str) -> Option<&Column<'a>> {
+        self.columns
+            .iter()
+            .chain(&self.sequence)
+            .find(|c| c.name == name)
+    }
+
+    /// Makes the columns fit `spec` (keeping their memory when they already
+    /// do) and empties them.
+    pub(crate) fn reset(&mut self, spec: &Spec) {
+        let fits = |cols: &[Column<'_>], fs: &[FeatureSpec], seq: bool| {
+            cols.len() == fs.len() && cols.iter().zip(fs).all(|(c, f)| c.matches(f, seq))
+        };
+        if !fits(&self.columns, spec.features(), false) {
+            self.columns = spec.features().iter().map(|f| Column::new(f, false)).collect();
+        }
+        if !fits(&self.sequence, spec.sequence(), true) {
+            self.sequence = spec.sequence().iter().map(|f| Column::new(f, true)).collect();
+        }
+        self.rows = 0;
+        for c in self.columns.iter_mut().chain(self.sequence.iter_mut()) {
+            c.clear();
+        }
+    }
+}

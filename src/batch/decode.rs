@@ -1,0 +1,914 @@
+//! The batched decoder: one pass over each record, values from the wire
+//! straight into the columns.
+
+use std::sync::Arc;
+
+use super::column::{Batch, Column, Mark};
+use super::spec::{DType, FeatureSpec, Form, NameTable, Spec};
+use crate::error::{Error, ErrorKind, FeatureProblem};
+use crate::frame::Record;
+use crate::view::{
+    ExampleRef, FeatureListRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef,
+    PayloadKind, SequenceExampleRef,
+};
+use crate::wire::DecodeError;
+
+/// A record to decode: its payload, where the payload starts in its file
+/// (the base of error offsets), its id and its file.
+///
+/// Implemented for [`Record`] (from a reader, an index or a
+/// [`Dataset`](crate::index::Dataset)) and for plain payload slices
+/// (`&[u8]`: offsets from the payload's start, the id is the position in
+/// the batch).
+pub trait Input<'a>: Sync {
+    /// The serialized payload.
+    fn payload(&self) -> &'a [u8];
+    /// Absolute offset of the payload's first byte.
+    fn base(&self) -> u64;
+    /// The record id (`position` is the record's place in the batch).
+    fn id(&self, position: usize) -> u64;
+    /// The file, when known.
+    fn file(&self) -> Option<&'a Arc<str>>;
+}
+
+impl<'a> Input<'a> for Record<'a> {
+    fn payload(&self) -> &'a [u8] {
+        self.data
+    }
+    fn base(&self) -> u64 {
+        self.data_offset
+    }
+    fn id(&self, _: usize) -> u64 {
+        self.id
+    }
+    fn file(&self) -> Option<&'a Arc<str>> {
+        self.file
+    }
+}
+
+impl<'a> Input<'a> for &'a [u8] {
+    fn payload(&self) -> &'a [u8] {
+        self
+    }
+    fn base(&self) -> u64 {
+        0
+    }
+    fn id(&self, position: usize) -> u64 {
+        position as u64
+    }
+    fn file(&self) -> Option<&'a Arc<str>> {
+        None
+    }
+}
+
+/// Why an entry failed: bad wire data, or a value that does not fit the spec.
+#[derive(Debug, Clone)]
+pub(crate) enum Fail {
+    Decode(DecodeError),
+    Feature(u64, FeatureProblem),
+}
+
+impl From<DecodeError> for Fail {
+    fn from(e: DecodeError) -> Self {
+        Fail::Decode(e)
+    }
+}
+
+/// The form of a column as the decoder sees it.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    /// `elems` values per record, in place.
+    Fixed { elems: usize },
+    /// Any number of values per record.
+    VarLen,
+    /// A multiple of `elems` values per record (`elems` per frame in a
+    /// sequence spec), padded when the batch is finished.
+    Padded { elems: usize },
+    /// Frames of any number of values.
+    RaggedFrames,
+    /// OneFlow's raw decoder.
+    Raw { elems: usize, fewer: bool },
+}
+
+fn shape_of(f: &FeatureSpec, in_sequence: bool) -> Shape {
+    let elems = f.elements();
+    match &f.form {
+        Form::FixedLen { .. } => Shape::Fixed { elems },
+        Form::VarLen if in_sequence => Shape::RaggedFrames,
+        Form::VarLen => Shape::VarLen,
+        Form::FixedLenSequence { .. } => Shape::Padded { elems },
+        Form::OfRecordRaw {
+            dim1_varying_length,
+            auto_zero_padding,
+            ..
+        } => Shape::Raw {
+            elems,
+            fewer: *dim1_varying_length || *auto_zero_padding,
+        },
+    }
+}
+
+impl<'a> Column<'a> {
+    /// Where the column stands now (to take an entry back).
+    #[inline]
+    fn mark_now(&self) -> Mark {
+        Mark {
+            values: self.len(),
+            frame_splits: self.frame_splits.count::<i64>(),
+        }
+    }
+
+    /// Drops values past the first `n`.
+    fn truncate_values(&mut self, n: usize) {
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.truncate(n),
+            (DType::Bytes, false) => {
+                self.offsets.truncate((n + 1) * 8);
+                let end = self.offsets.typed::<i64>()[n] as usize;
+                self.values.truncate(end);
+            }
+            (d, _) => self.values.truncate(n * d.width()),
+        }
+    }
+
+    /// Takes back what entries of the current row appended.
+    #[inline]
+    fn rollback(&mut self) {
+        let m = self.mark;
+        self.truncate_values(m.values);
+        self.frame_splits.truncate(m.frame_splits * 8);
+    }
+
+    /// Keeps the first `rows` rows (before the batch is finished).
+    fn truncate_rows(&mut self, rows: usize, shape: Shape) {
+        match shape {
+            Shape::Fixed { elems } | Shape::Raw { elems, .. } => {
+                self.truncate_values(rows * elems);
+                self.lengths.truncate(rows * 8);
+            }
+            Shape::VarLen | Shape::Padded { .. } => {
+                self.splits.truncate((rows + 1) * 8);
+                let n = self.splits.typed::<i64>()[rows] as usize;
+                self.truncate_values(n);
+            }
+            Shape::RaggedFrames => {
+                self.splits.truncate((rows + 1) * 8);
+                let frames = self.splits.typed::<i64>()[rows] as usize;
+                self.frame_splits.truncate((frames + 1) * 8);
+                let n = self.frame_splits.typed::<i64>()[frames] as usize;
+                self.truncate_values(n);
+            }
+        }
+    }
+
+    /// Appends the values of `list` (which must be of the column's type) and
+    /// returns how many.
+    #[inline]
+    fn append_list(&mut self, list: Option<ListRef<'a>>, at: u64) -> Result<usize, Fail> {
+        let Some(list) = list else {
+            return Ok(0);
+        };
+        match (list, self.dtype) {
+            (ListRef::Int64(l), DType::Int64) => append_num(&mut self.values, l),
+            (ListRef::Float(l), DType::Float32) => append_num(&mut self.values, l),
+            (ListRef::Int32(l), DType::Int32) => append_num(&mut self.values, l),
+            (ListRef::Double(l), DType::Float64) => append_num(&mut self.values, l),
+            (ListRef::Bytes(l), DType::Bytes) => {
+                let mut n = 0;
+                if self.borrow {
+                    for v in l.iter() {
+                        self.borrowed.push(v?);
+                        n += 1;
+                    }
+                } else {
+                    for v in l.iter() {
+                        self.values.extend_from_slice(v?);
+                        self.offsets.push(self.values.len() as i64);
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            }
+            (l, d) => Err(Fail::Feature(
+                at,
+                FeatureProblem::WrongType {
+                    expected: d.name_str(),
+                    found: l.kind().name(),
+                },
+            )),
+        }
+    }
+
+    /// Appends one value slot from the default (element `i` of it), or a
+    /// zero / empty value when there is none.
+    fn push_default(&mut self, spec_default: Option<&'a [u8]>, raw: Option<&[u8]>, i: usize) {
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.push(spec_default.unwrap_or_default()),
+            (DType::Bytes, false) => {
+                self.values.extend_from_slice(spec_default.unwrap_or_default());
+                self.offsets.push(self.values.len() as i64);
+            }
+            (d, _) => {
+                let w = d.width();
+                match raw.and_then(|r| r.get(i * w..(i + 1) * w)) {
+                    Some(v) => self.values.extend_from_slice(v),
+                    None => self.values.extend_space(w).fill(0),
+                }
+            }
+        }
+    }
+
+    /// Appends one OFRecord raw decoder row (`elems` values, zeros after the
+    /// record's own) from `list`.
+    fn append_raw(&mut self, list: Option<ListRef<'a>>, elems: usize, fewer: bool, at: u64) -> Result<usize, Fail> {
+        let start = self.values.len();
+        let w = self.dtype.width();
+        self.values.extend_space(elems * w).fill(0);
+        let row = &mut self.values.as_bytes_mut()[start..];
+        let n = match list {
+            None => 0,
+            Some(ListRef::Bytes(l)) => {
+                let mut it = l.iter();
+                let first = it.next().transpose()?;
+                let more = it.count();
+                let Some(v) = first.filter(|_| more == 0) else {
+                    let found = usize::from(first.is_some()) + more;
+                    return Err(Fail::Feature(at, FeatureProblem::NotOneBytesValue { found }));
+                };
+                let n = v.len().min(elems);
+                for (i, &b) in v[..n].iter().enumerate() {
+                    put_cast(row, self.dtype, i, Num::I(i64::from(b as i8)));
+                }
+                return Ok(n);
+            }
+            Some(ListRef::Int64(l)) => raw_values(l, row, self.dtype, elems, fewer, at, |v| Num::I(v))?,
+            Some(ListRef::Int32(l)) => {
+                raw_values(l, row, self.dtype, elems, fewer, at, |v| Num::I(i64::from(v)))?
+            }
+            Some(ListRef::Float(l)) => {
+                raw_values(l, row, self.dtype, elems, fewer, at, |v| Num::F(f64::from(v)))?
+            }
+            Some(ListRef::Double(l)) => raw_values(l, row, self.dtype, elems, fewer, at, Num::F)?,
+        };
+        Ok(n)
+    }
+}
+
+impl DType {
+    fn name_str(self) -> &'static str {
+        crate::names::OptionName::name(self)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Num {
+    I(i64),
+    F(f64),
+}
+
+/// Stores `v` as element `i` of `row`, converted to `dtype` the way C++'s
+/// `static_cast` does (float to integer truncates; out of range saturates,
+/// where C++ leaves it undefined).
+fn put_cast(row: &mut [u8], dtype: DType, i: usize, v: Num) {
+    macro_rules! put {
+        ($t:ty) => {{
+            let x: $t = match v {
+                Num::I(x) => x as $t,
+                Num::F(x) => x as $t,
+            };
+            let w = std::mem::size_of::<$t>();
+            row[i * w..(i + 1) * w].copy_from_slice(&x.to_le_bytes());
+        }};
+    }
+    match dtype {
+        DType::Int64 => put!(i64),
+        DType::Int32 => put!(i32),
+        DType::Int8 => put!(i8),
+        DType::UInt8 => put!(u8),
+        DType::Float32 => put!(f32),
+        DType::Float64 => put!(f64),
+        DType::Bytes => {}
+    }
+}
+
+fn raw_values<T: crate::view::Element>(
+    l: NumList<'_, T>,
+    row: &mut [u8],
+    dtype: DType,
+    elems: usize,
+    fewer: bool,
+    at: u64,
+    num: impl Fn(T) -> Num,
+) -> Result<usize, Fail> {
+    let n = l.len()?;
+    if fewer && n > elems {
+        return Err(Fail::Feature(at, FeatureProblem::TooMany { max: elems, found: n }));
+    }
+    if !fewer && n != elems {
+        return Err(Fail::Feature(at, FeatureProblem::WrongCount { expected: elems, found: n }));
+    }
+    for (i, v) in l.iter().enumerate() {
+        put_cast(row, dtype, i, num(v?));
+    }
+    Ok(n)
+}
+
+#[inline]
+fn append_num<T: crate::view::Element + bytemuck::Pod>(
+    values: &mut super::buf::AlignedBuf,
+    l: NumList<'_, T>,
+) -> Result<usize, Fail> {
+    let n = l.len()?;
+    let out = values.extend_typed::<T>(n);
+    l.copy_to_slice(out)?;
+    Ok(n)
+}
+
+/// The default of a bytes feature as a slice of the spec (element `i`).
+fn spec_bytes_default(f: &FeatureSpec, i: usize) -> Option<&[u8]> {
+    match &f.form {
+        Form::FixedLen {
+            default: Some(super::spec::DefaultValue::Bytes(b)),
+            ..
+        }
+        | Form::FixedLenSequence {
+            default: Some(super::spec::DefaultValue::Bytes(b)),
+            ..
+        } => b.get(i).map(Vec::as_slice),
+        _ => None,
+    }
+}
+
+/// Decodes one record's feature map into `columns`; `stamp` marks the
+/// columns touched in this row.
+fn decode_map<'a>(
+    columns: &mut [Column<'a>],
+    features: &[FeatureSpec],
+    table: &NameTable,
+    map: FeaturesRef<'a>,
+    stamp: u64,
+) -> Result<(), DecodeError> {
+    for nf in map.entries() {
+        let nf = nf?;
+        let Some(c) = table.find(features, nf.entry.name) else {
+            continue;
+        };
+        let col = &mut columns[c];
+        let shape = shape_of(&features[c], false);
+        col.begin_entry(stamp);
+        let r = col.append_feature(shape, nf.feature, nf.entry.offset);
+        col.end_entry(r);
+    }
+    Ok(())
+}
+
+/// Decodes one SequenceExample's feature lists into `columns`.
+fn decode_lists<'a>(
+    columns: &mut [Column<'a>],
+    features: &[FeatureSpec],
+    table: &NameTable,
+    lists: crate::view::FeatureListsRef<'a>,
+    stamp: u64,
+) -> Result<(), DecodeError> {
+    for nl in lists.entries() {
+        let nl = nl?;
+        let Some(c) = table.find(features, nl.entry.name) else {
+            continue;
+        };
+        let col = &mut columns[c];
+        let shape = shape_of(&features[c], true);
+        col.begin_entry(stamp);
+        let r = col.append_frames(shape, nl.list, nl.entry.offset);
+        col.end_entry(r);
+    }
+    Ok(())
+}
+
+impl<'a> Column<'a> {
+    /// Before an entry of this column's name: the last entry of a name wins
+    /// (TensorFlow skips the earlier ones unread), so what an earlier entry
+    /// of this row appended is taken back.
+    #[inline]
+    fn begin_entry(&mut self, stamp: u64) {
+        if self.seen == stamp {
+            self.rollback();
+        } else {
+            self.seen = stamp;
+            self.mark = self.mark_now();
+        }
+        self.pending = None;
+        self.entry_len = 0;
+    }
+
+    #[inline]
+    fn end_entry(&mut self, r: Result<(), Fail>) {
+        if let Err(fail) = r {
+            self.rollback();
+            self.pending = Some(fail);
+        }
+    }
+
+    #[inline]
+    fn append_feature(&mut self, shape: Shape, feature: FeatureRef<'a>, at: u64) -> Result<(), Fail> {
+        let list = feature.list()?;
+        match shape {
+            Shape::Fixed { elems } => {
+                let n = self.append_list(list, at)?;
+                if n != elems {
+                    let problem = FeatureProblem::WrongCount { expected: elems, found: n };
+                    return Err(Fail::Feature(at, problem));
+                }
+            }
+            Shape::VarLen => {
+                self.append_list(list, at)?;
+            }
+            Shape::Padded { elems, .. } => {
+                let n = self.append_list(list, at)?;
+                if (elems == 0 && n != 0) || (elems != 0 && n % elems != 0) {
+                    let problem = FeatureProblem::NotMultiple { element: elems, found: n };
+                    return Err(Fail::Feature(at, problem));
+                }
+            }
+            Shape::Raw { elems, fewer, .. } => {
+                self.entry_len = self.append_raw(list, elems, fewer, at)?;
+            }
+            Shape::RaggedFrames => {}
+        }
+        Ok(())
+    }
+
+    fn append_frames(&mut self, shape: Shape, list: FeatureListRef<'a>, at: u64) -> Result<(), Fail> {
+        for (i, frame) in list.iter().enumerate() {
+            let frame = frame?;
+            let values = frame.list()?;
+            match shape {
+                Shape::Padded { elems, .. } => {
+                    let n = self.append_list(values, at)?;
+                    if n != elems {
+                        let problem =
+                            FeatureProblem::WrongFrameCount { frame: i, expected: elems, found: n };
+                        return Err(Fail::Feature(at, problem));
+                    }
+                }
+                _ => {
+                    self.append_list(values, at)?;
+                    self.frame_splits.push(self.len() as i64);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After the record's entries: fills a missing feature, closes the row.
+    fn end_row(&mut self, spec: &'a FeatureSpec, shape: Shape, stamp: u64, base: u64) -> Result<(), Fail> {
+        if let Some(fail) = self.pending.take() {
+            return Err(fail);
+        }
+        let present = self.seen == stamp;
+        match shape {
+            Shape::Fixed { elems } => {
+                if !present {
+                    if self.default.is_none() {
+                        return Err(Fail::Feature(base, FeatureProblem::Missing));
+                    }
+                    let raw = self.default.take();
+                    for i in 0..elems {
+                        self.push_default(spec_bytes_default(spec, i), raw.as_deref(), i);
+                    }
+                    self.default = raw;
+                }
+            }
+            Shape::Raw { .. } => {
+                if !present {
+                    return Err(Fail::Feature(base, FeatureProblem::Missing));
+                }
+                self.lengths.push(self.entry_len as i64);
+            }
+            Shape::Padded { .. } => {
+                let allow_missing = matches!(
+                    spec.form,
+                    Form::FixedLenSequence {
+                        allow_missing: true,
+                        ..
+                    }
+                );
+                if !present && !allow_missing {
+                    return Err(Fail::Feature(base, FeatureProblem::Missing));
+                }
+                self.splits.push(self.len() as i64);
+            }
+            Shape::VarLen => self.splits.push(self.len() as i64),
+            Shape::RaggedFrames => {
+                let frames = self.frame_splits.count::<i64>() - 1;
+                self.splits.push(frames as i64);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Decodes `records` into `batch` (not finished: no padding, no sparse
+/// form). On an error, the rows before the failing record stay.
+fn decode_rows<'a, R: Input<'a>>(
+    records: &[R],
+    first: usize,
+    spec: &'a Spec,
+    batch: &mut Batch<'a>,
+) -> Result<(), Error> {
+    batch.reset(spec);
+    for (i, r) in records.iter().enumerate() {
+        if let Err(e) = decode_record(r, first + i, spec, batch) {
+            let rows = batch.rows;
+            truncate(batch, spec, rows);
+            return Err(e);
+        }
+        batch.rows += 1;
+    }
+    Ok(())
+}
+
+fn truncate(batch: &mut Batch<'_>, spec: &Spec, rows: usize) {
+    for (c, f) in batch.columns.iter_mut().zip(spec.features()) {
+        c.truncate_rows(rows, shape_of(f, false));
+        c.pending = None;
+    }
+    for (c, f) in batch.sequence.iter_mut().zip(spec.sequence()) {
+        c.truncate_rows(rows, shape_of(f, true));
+        c.pending = None;
+    }
+}
+
+fn decode_record<'a, R: Input<'a>>(
+    r: &R,
+    position: usize,
+    spec: &'a Spec,
+    batch: &mut Batch<'a>,
+) -> Result<(), Error> {
+    let (payload, base) = (r.payload(), r.base());
+    // Stamps are never 0 (a fresh column's `seen`).
+    let stamp = batch.rows as u64 + 1;
+    let wire = match spec.payload() {
+        PayloadKind::Example => {
+            let map = ExampleRef::new(payload, base).features();
+            decode_map(&mut batch.columns, spec.features(), &spec.table, map, stamp)
+        }
+        PayloadKind::OfRecord | PayloadKind::Raw => {
+            let map = OfRecordRef::new(payload, base).features();
+            decode_map(&mut batch.columns, spec.features(), &spec.table, map, stamp)
+        }
+        PayloadKind::SequenceExample => {
+            let seq = SequenceExampleRef::new(payload, base);
+            decode_map(&mut batch.columns, spec.features(), &spec.table, seq.context(), stamp)
+                .and_then(|()| {
+                    decode_lists(
+                        &mut batch.sequence,
+                        spec.sequence(),
+                        &spec.sequence_table,
+                        seq.feature_lists(),
+                        stamp,
+                    )
+                })
+        }
+    };
+    let tag = |e: Error| {
+        let e = e.with_record(r.id(position));
+        match r.file() {
+            Some(f) => e.with_file(Arc::clone(f)),
+            None => e,
+        }
+    };
+    if let Err(e) = wire {
+        return Err(tag(Error::new(ErrorKind::Decode(e.reason), e.offset)));
+    }
+    let parts = [(&mut batch.columns, spec.features(), false), (&mut batch.sequence, spec.sequence(), true)];
+    for (columns, features, in_sequence) in parts {
+        for (col, f) in columns.iter_mut().zip(features) {
+            if let Err(fail) = col.end_row(f, shape_of(f, in_sequence), stamp, base) {
+                let e = match fail {
+                    Fail::Decode(e) => Error::new(ErrorKind::Decode(e.reason), e.offset),
+                    Fail::Feature(at, problem) => Error::new(
+                        ErrorKind::Feature {
+                            feature: Arc::from(f.name.as_str()),
+                            problem,
+                        },
+                        at,
+                    ),
+                };
+                return Err(tag(e));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl<'a> Column<'a> {
+    /// Appends `other`'s rows (both unfinished) after this column's.
+    fn append_rows(&mut self, other: &Column<'a>, shape: Shape) {
+        let (values_before, frames_before) = (self.len() as i64, self.frame_splits.count::<i64>() as i64 - 1);
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.extend_from_slice(&other.borrowed),
+            (DType::Bytes, false) => {
+                let data_before = self.values.len() as i64;
+                self.values.extend_from_slice(other.values.as_bytes());
+                let src = &other.offsets.typed::<i64>()[1..];
+                let dst = self.offsets.extend_typed::<i64>(src.len());
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d = s + data_before;
+                }
+            }
+            _ => self.values.extend_from_slice(other.values.as_bytes()),
+        }
+        self.lengths.extend_from_slice(other.lengths.as_bytes());
+        let shift = |dst: &mut super::buf::AlignedBuf, src: &super::buf::AlignedBuf, by: i64| {
+            let src = &src.typed::<i64>()[1..];
+            let out = dst.extend_typed::<i64>(src.len());
+            for (d, s) in out.iter_mut().zip(src) {
+                *d = s + by;
+            }
+        };
+        match shape {
+            Shape::VarLen | Shape::Padded { .. } => shift(&mut self.splits, &other.splits, values_before),
+            Shape::RaggedFrames => {
+                shift(&mut self.splits, &other.splits, frames_before);
+                shift(&mut self.frame_splits, &other.frame_splits, values_before);
+            }
+            Shape::Fixed { .. } | Shape::Raw { .. } => {}
+        }
+    }
+
+    /// Turns the decoded rows into the column's final form: shapes, padding
+    /// of sequence columns, lengths, sparse indices.
+    fn finish(&mut self, spec: &'a FeatureSpec, shape: Shape, rows: usize) {
+        self.shape.clear();
+        self.shape.push(rows);
+        let inner = spec.form.shape().unwrap_or_default();
+        match shape {
+            Shape::Fixed { .. } | Shape::Raw { .. } => self.shape.extend_from_slice(inner),
+            Shape::VarLen => {
+                if self.sparse_wanted {
+                    self.sparse_2d(rows);
+                }
+            }
+            Shape::RaggedFrames => {
+                if self.sparse_wanted {
+                    self.sparse_3d(rows);
+                }
+            }
+            Shape::Padded { elems, .. } => {
+                let max = self.pad(spec, elems, rows);
+                self.shape.push(max);
+                self.shape.extend_from_slice(inner);
+            }
+        }
+    }
+
+    fn sparse_2d(&mut self, rows: usize) {
+        self.indices.clear();
+        let mut max = 0;
+        let splits = self.splits.typed::<i64>();
+        let out = self.indices.extend_typed::<i64>(2 * splits[rows] as usize);
+        let mut k = 0;
+        for r in 0..rows {
+            let n = (splits[r + 1] - splits[r]) as usize;
+            max = max.max(n);
+            for j in 0..n {
+                out[k] = r as i64;
+                out[k + 1] = j as i64;
+                k += 2;
+            }
+        }
+        self.sparse_shape.clear();
+        self.sparse_shape.extend_from_slice(&[rows, max]);
+    }
+
+    fn sparse_3d(&mut self, rows: usize) {
+        self.indices.clear();
+        let (mut max_frames, mut max_values) = (0, 0);
+        let splits = self.splits.typed::<i64>();
+        let frames = self.frame_splits.typed::<i64>();
+        let total = frames[splits[rows] as usize] as usize;
+        let out = self.indices.extend_typed::<i64>(3 * total);
+        let mut k = 0;
+        for r in 0..rows {
+            let (f0, f1) = (splits[r] as usize, splits[r + 1] as usize);
+            max_frames = max_frames.max(f1 - f0);
+            for f in f0..f1 {
+                let n = (frames[f + 1] - frames[f]) as usize;
+                max_values = max_values.max(n);
+                for j in 0..n {
+                    out[k..k + 3].copy_from_slice(&[r as i64, (f - f0) as i64, j as i64]);
+                    k += 3;
+                }
+            }
+        }
+        self.sparse_shape.clear();
+        self.sparse_shape.extend_from_slice(&[rows, max_frames, max_values]);
+    }
+
+    /// Pads each row to the longest (in elements of `elems` values) with the
+    /// default; sets the lengths; returns the longest.
+    fn pad(&mut self, spec: &'a FeatureSpec, elems: usize, rows: usize) -> usize {
+        let splits = self.splits.typed::<i64>();
+        self.lengths.clear();
+        let lens = self.lengths.extend_typed::<i64>(rows);
+        let mut max = 0;
+        for r in 0..rows {
+            let n = (splits[r + 1] - splits[r]) as usize;
+            let units = if elems == 0 { 0 } else { n / elems };
+            lens[r] = units as i64;
+            max = max.max(units);
+        }
+        let slot = max * elems;
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, _) => {
+                let fill = spec_bytes_default(spec, 0).unwrap_or_default();
+                if self.borrow {
+                    self.spare_borrowed.clear();
+                    for r in 0..rows {
+                        let (a, b) = (splits[r] as usize, splits[r + 1] as usize);
+                        self.spare_borrowed.extend_from_slice(&self.borrowed[a..b]);
+                        for _ in (b - a)..slot {
+                            self.spare_borrowed.push(fill);
+                        }
+                    }
+                    std::mem::swap(&mut self.borrowed, &mut self.spare_borrowed);
+                } else {
+                    self.spare.clear();
+                    self.spare_offsets.clear();
+                    self.spare_offsets.push(0i64);
+                    let offsets = self.offsets.typed::<i64>();
+                    let data = self.values.as_bytes();
+                    for r in 0..rows {
+                        let (a, b) = (splits[r] as usize, splits[r + 1] as usize);
+                        for i in a..b {
+                            let v = &data[offsets[i] as usize..offsets[i + 1] as usize];
+                            self.spare.extend_from_slice(v);
+                            self.spare_offsets.push(self.spare.len() as i64);
+                        }
+                        for _ in (b - a)..slot {
+                            self.spare.extend_from_slice(fill);
+                            self.spare_offsets.push(self.spare.len() as i64);
+                        }
+                    }
+                    std::mem::swap(&mut self.values, &mut self.spare);
+                    std::mem::swap(&mut self.offsets, &mut self.spare_offsets);
+                }
+            }
+            (d, _) => {
+                let w = d.width();
+                let mut fill = [0u8; 8];
+                if let Some(raw) = self.default.as_deref() {
+                    fill[..w].copy_from_slice(&raw[..w]);
+                }
+                let fill = &fill[..w];
+                let row_bytes = slot * w;
+                // Move rows to their padded places from the last one down:
+                // each row's new place is at or after its old one, and past
+                // every earlier row's old place.
+                self.values.resize_zeroed(rows * row_bytes);
+                let values = self.values.as_bytes_mut();
+                for r in (0..rows).rev() {
+                    let (a, b) = (splits[r] as usize * w, splits[r + 1] as usize * w);
+                    let dst = r * row_bytes;
+                    values.copy_within(a..b, dst);
+                    for c in values[dst + (b - a)..dst + row_bytes].chunks_exact_mut(w) {
+                        c.copy_from_slice(fill);
+                    }
+                }
+            }
+        }
+        max
+    }
+}
+
+fn finish<'a>(batch: &mut Batch<'a>, spec: &'a Spec) {
+    let rows = batch.rows;
+    for (c, f) in batch.columns.iter_mut().zip(spec.features()) {
+        c.finish(f, shape_of(f, false), rows);
+    }
+    for (c, f) in batch.sequence.iter_mut().zip(spec.sequence()) {
+        c.finish(f, shape_of(f, true), rows);
+    }
+}
+
+/// Decodes `records` into `batch` with `spec`, on this thread.
+///
+/// One pass over each record: every map entry is matched against the spec's
+/// names with one hash probe and its values go from the wire into the
+/// column. The rules are TensorFlow's `parse_example` /
+/// `parse_sequence_example` (and OneFlow's raw decoder for
+/// [`Form::OfRecordRaw`]): see the module docs. On an error (a
+/// [`feature_error`](ErrorKind::Feature) or a
+/// [`decode_error`](ErrorKind::Decode) naming the record, its file and the
+/// byte offset), the batch holds the rows before the failing record,
+/// finished.
+pub fn decode<'a, R: Input<'a>>(records: &[R], spec: &'a Spec, batch: &mut Batch<'a>) -> Result<(), Error> {
+    let r = decode_rows(records, 0, spec, batch);
+    finish(batch, spec);
+    r
+}
+
+/// A batch decoder with a thread count: batches are split into as many
+/// contiguous parts, decoded at once, and joined; the result is the same as
+/// on one thread.
+#[derive(Debug)]
+pub struct Decoder {
+    threads: usize,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new(1)
+    }
+}
+
+/// Batches smaller than this many records per thread are decoded on fewer threads.
+const MIN_ROWS_PER_THREAD: usize = 16;
+/// The most parts a batch is split into.
+const MAX_PARTS: usize = 64;
+
+impl Decoder {
+    /// A decoder using `threads` threads (0 or 1: the calling thread only).
+    /// More than one starts a pool of that many threads, kept for the
+    /// decoder's life.
+    pub fn new(threads: usize) -> Decoder {
+        let pool = (threads > 1)
+            .then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok())
+            .flatten();
+        Decoder {
+            threads: if pool.is_some() { threads } else { 1 },
+            pool,
+        }
+    }
+
+    /// The number of threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Decodes `records` into `batch` (see [`decode`]).
+    pub fn decode<'a, R: Input<'a>>(
+        &self,
+        records: &[R],
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<(), Error> {
+        let parts = self.threads.min(records.len() / MIN_ROWS_PER_THREAD).clamp(1, MAX_PARTS);
+        let Some(pool) = self.pool.as_ref().filter(|_| parts > 1) else {
+            return decode(records, spec, batch);
+        };
+        let chunk = records.len().div_ceil(parts);
+        let mut extra = std::mem::take(&mut batch.parts);
+        extra.resize_with(parts - 1, Batch::new);
+        let mut results: [Option<Error>; MAX_PARTS] = std::array::from_fn(|_| None);
+        let results = &mut results[..parts];
+        pool.install(|| {
+            run_parts(records, chunk, 0, spec, batch, &mut extra, results);
+        });
+        let mut failed = results[0].take();
+        for (k, part) in extra.iter().enumerate() {
+            if failed.is_some() {
+                break;
+            }
+            for (c, (p, f)) in batch.columns.iter_mut().zip(part.columns.iter().zip(spec.features())) {
+                c.append_rows(p, shape_of(f, false));
+            }
+            for (c, (p, f)) in batch.sequence.iter_mut().zip(part.sequence.iter().zip(spec.sequence())) {
+                c.append_rows(p, shape_of(f, true));
+            }
+            batch.rows += part.rows;
+            failed = results[k + 1].take();
+        }
+        batch.parts = extra;
+        finish(batch, spec);
+        failed.map_or(Ok(()), Err)
+    }
+}
+
+/// Decodes chunk `k` into `first` and the following chunks into `rest`, in
+/// parallel (by halves, with `rayon::join`, which needs no allocation).
+fn run_parts<'a, R: Input<'a>>(
+    records: &[R],
+    chunk: usize,
+    k: usize,
+    spec: &'a Spec,
+    first: &mut Batch<'a>,
+    rest: &mut [Batch<'a>],
+    results: &mut [Option<Error>],
+) {
+    if rest.is_empty() {
+        let start = (k * chunk).min(records.len());
+        let end = (start + chunk).min(records.len());
+        results[0] = decode_rows(&records[start..end], start, spec, first).err();
+        return;
+    }
+    let half = rest.len().div_ceil(2);
+    let (left_rest, right) = rest.split_at_mut(half - 1);
+    let (right_first, right_rest) = right.split_first_mut().unwrap_or_else(|| unreachable!());
+    let (left_results, right_results) = results.split_at_mut(half);
+    rayon::join(
+        || run_parts(records, chunk, k, spec, first, left_rest, left_results),
+        || run_parts(records, chunk, k + half, spec, right_first, right_rest, right_results),
+    );
+}

@@ -1,0 +1,1047 @@
+//! [`Spec`]: the features a batch decode wants, each with a type and a form
+//! (TensorFlow's `FixedLenFeature`, `VarLenFeature`,
+//! `FixedLenSequenceFeature`, and OneFlow's raw decoder), as Rust values and
+//! as the JSON text that `recordwire inspect --spec` prints.
+
+use std::fmt::Write as _;
+
+use crate::json::read::{parse_json, JsonValue};
+use crate::names::{write_json_string, OptionName};
+use crate::view::{Kind, PayloadKind};
+
+/// The element type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// 64-bit signed integers (`int64_list`).
+    Int64,
+    /// 32-bit floats (`float_list`).
+    Float32,
+    /// Byte strings (`bytes_list`).
+    Bytes,
+    /// 32-bit signed integers (OFRecord's `int32_list`).
+    Int32,
+    /// 64-bit floats (OFRecord's `double_list`).
+    Float64,
+    /// 8-bit signed integers (OFRecord raw decoding only, OneFlow's `char`/`int8`).
+    Int8,
+    /// 8-bit unsigned integers (OFRecord raw decoding only).
+    UInt8,
+}
+
+impl OptionName for DType {
+    const WHAT: &'static str = "dtype";
+    const ALL: &'static [Self] = &[
+        DType::Int64,
+        DType::Float32,
+        DType::Bytes,
+        DType::Int32,
+        DType::Float64,
+        DType::Int8,
+        DType::UInt8,
+    ];
+    const ALIASES: &'static [(&'static str, Self)] = &[
+        ("float", DType::Float32),
+        ("double", DType::Float64),
+        ("string", DType::Bytes),
+        ("char", DType::Int8),
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            DType::Int64 => "int64",
+            DType::Float32 => "float32",
+            DType::Bytes => "bytes",
+            DType::Int32 => "int32",
+            DType::Float64 => "float64",
+            DType::Int8 => "int8",
+            DType::UInt8 => "uint8",
+        }
+    }
+}
+
+crate::option_names!(DType);
+
+impl DType {
+    /// Bytes per value (0 for [`DType::Bytes`], whose values vary).
+    pub fn width(self) -> usize {
+        match self {
+            DType::Int64 | DType::Float64 => 8,
+            DType::Int32 | DType::Float32 => 4,
+            DType::Int8 | DType::UInt8 => 1,
+            DType::Bytes => 0,
+        }
+    }
+
+    /// The list kind that holds this type as it is, if any.
+    pub fn kind(self) -> Option<Kind> {
+        match self {
+            DType::Int64 => Some(Kind::Int64),
+            DType::Float32 => Some(Kind::Float),
+            DType::Bytes => Some(Kind::Bytes),
+            DType::Int32 => Some(Kind::Int32),
+            DType::Float64 => Some(Kind::Double),
+            DType::Int8 | DType::UInt8 => None,
+        }
+    }
+
+    /// The type that holds a list kind's values.
+    pub fn of_kind(kind: Kind) -> DType {
+        match kind {
+            Kind::Int64 => DType::Int64,
+            Kind::Float => DType::Float32,
+            Kind::Bytes => DType::Bytes,
+            Kind::Int32 => DType::Int32,
+            Kind::Double => DType::Float64,
+        }
+    }
+
+    fn tensorflow(self) -> bool {
+        matches!(self, DType::Int64 | DType::Float32 | DType::Bytes)
+    }
+}
+
+/// A default value, as written in a spec: its elements in row-major order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultValue {
+    /// Integers (for integer columns, and float columns, which convert them).
+    Int(Vec<i64>),
+    /// Floats (for float columns).
+    Float(Vec<f64>),
+    /// Byte strings (for bytes columns).
+    Bytes(Vec<Vec<u8>>),
+}
+
+impl DefaultValue {
+    fn len(&self) -> usize {
+        match self {
+            DefaultValue::Int(v) => v.len(),
+            DefaultValue::Float(v) => v.len(),
+            DefaultValue::Bytes(v) => v.len(),
+        }
+    }
+}
+
+/// What a feature becomes in the batch: the form of its column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Form {
+    /// TensorFlow's `FixedLenFeature(shape, dtype, default_value)`: exactly
+    /// `prod(shape)` values per record, a dense column `[batch, *shape]`. A
+    /// record without the feature takes the default, or is an error when
+    /// there is none.
+    FixedLen {
+        /// The shape of one record's values.
+        shape: Vec<usize>,
+        /// Used when a record lacks the feature: `prod(shape)` values.
+        default: Option<DefaultValue>,
+    },
+    /// TensorFlow's `VarLenFeature(dtype)`: any number of values per record,
+    /// a ragged column (values + `row_splits`), or TensorFlow's sparse form
+    /// with [`FeatureSpec::sparse`]. In a SequenceExample's sequence spec:
+    /// ragged over frames (values + frame splits + row splits).
+    VarLen,
+    /// TensorFlow's `FixedLenSequenceFeature(shape, dtype, allow_missing,
+    /// default_value)`: a multiple of `prod(shape)` values per record (in a
+    /// sequence spec: `prod(shape)` values per frame), a dense column
+    /// `[batch, max_len, *shape]` padded with the default, plus the lengths.
+    FixedLenSequence {
+        /// The shape of one element (one frame).
+        shape: Vec<usize>,
+        /// Whether a record may lack the feature (length 0) rather than be an error.
+        allow_missing: bool,
+        /// The padding value (one value; zero or empty when absent).
+        default: Option<DefaultValue>,
+    },
+    /// OneFlow's `OFRecordRawDecoder(name, shape, dtype, dim1_varying_length,
+    /// auto_zero_padding)`: the feature's list converted to `dtype` (C++
+    /// `static_cast`; a bytes list must hold one value, whose bytes are read
+    /// as `int8`s), a dense column `[batch, *shape]`. Without either flag a
+    /// record must hold exactly `prod(shape)` values; with either, at most
+    /// that many, the rest zero; the lengths are kept.
+    OfRecordRaw {
+        /// The shape of one record's values.
+        shape: Vec<usize>,
+        /// Records may hold fewer values than the shape (OneFlow's dynamic first dimension).
+        dim1_varying_length: bool,
+        /// Records may hold fewer values; the rest are zeros.
+        auto_zero_padding: bool,
+    },
+}
+
+impl Form {
+    /// The form's name in spec JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Form::FixedLen { .. } => "fixed_len",
+            Form::VarLen => "var_len",
+            Form::FixedLenSequence { .. } => "fixed_len_sequence",
+            Form::OfRecordRaw { .. } => "ofrecord_raw",
+        }
+    }
+
+    /// The shape of one record's (or frame's) values, for the forms that have one.
+    pub fn shape(&self) -> Option<&[usize]> {
+        match self {
+            Form::FixedLen { shape, .. }
+            | Form::FixedLenSequence { shape, .. }
+            | Form::OfRecordRaw { shape, .. } => Some(shape),
+            Form::VarLen => None,
+        }
+    }
+}
+
+/// One wanted feature: its name, element type and form, plus output options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureSpec {
+    /// The feature's name (the map key).
+    pub name: String,
+    /// The element type of its column.
+    pub dtype: DType,
+    /// The column's form.
+    pub form: Form,
+    /// For [`Form::VarLen`]: also give TensorFlow's sparse form (indices,
+    /// values, dense shape).
+    pub sparse: bool,
+    /// For bytes columns: borrow each value from the input (`&[u8]` into the
+    /// mapped file) instead of copying it into the column's data buffer.
+    pub borrow: bool,
+}
+
+impl FeatureSpec {
+    fn new(name: impl Into<String>, dtype: DType, form: Form) -> Self {
+        FeatureSpec {
+            name: name.into(),
+            dtype,
+            form,
+            sparse: false,
+            borrow: false,
+        }
+    }
+
+    /// A [`Form::FixedLen`] feature with no default.
+    pub fn fixed_len(name: impl Into<String>, dtype: DType, shape: &[usize]) -> Self {
+        let shape = shape.to_vec();
+        Self::new(name, dtype, Form::FixedLen { shape, default: None })
+    }
+
+    /// A [`Form::VarLen`] feature.
+    pub fn var_len(name: impl Into<String>, dtype: DType) -> Self {
+        Self::new(name, dtype, Form::VarLen)
+    }
+
+    /// A [`Form::FixedLenSequence`] feature (missing records are errors until
+    /// [`allow_missing`](Self::allow_missing)).
+    pub fn fixed_len_sequence(name: impl Into<String>, dtype: DType, shape: &[usize]) -> Self {
+        let form = Form::FixedLenSequence {
+            shape: shape.to_vec(),
+            allow_missing: false,
+            default: None,
+        };
+        Self::new(name, dtype, form)
+    }
+
+    /// A [`Form::OfRecordRaw`] feature with both flags off.
+    pub fn ofrecord_raw(name: impl Into<String>, dtype: DType, shape: &[usize]) -> Self {
+        let form = Form::OfRecordRaw {
+            shape: shape.to_vec(),
+            dim1_varying_length: false,
+            auto_zero_padding: false,
+        };
+        Self::new(name, dtype, form)
+    }
+
+    /// Sets the default value ([`Form::FixedLen`], [`Form::FixedLenSequence`]).
+    #[must_use]
+    pub fn default_value(mut self, value: DefaultValue) -> Self {
+        match &mut self.form {
+            Form::FixedLen { default, .. } | Form::FixedLenSequence { default, .. } => {
+                *default = Some(value)
+            }
+            Form::VarLen | Form::OfRecordRaw { .. } => {}
+        }
+        self
+    }
+
+    /// Sets `allow_missing` ([`Form::FixedLenSequence`]).
+    #[must_use]
+    pub fn allow_missing(mut self, allow: bool) -> Self {
+        if let Form::FixedLenSequence { allow_missing, .. } = &mut self.form {
+            *allow_missing = allow;
+        }
+        self
+    }
+
+    /// Sets OneFlow's flags ([`Form::OfRecordRaw`]).
+    #[must_use]
+    pub fn ofrecord_flags(mut self, varying: bool, padding: bool) -> Self {
+        if let Form::OfRecordRaw {
+            dim1_varying_length,
+            auto_zero_padding,
+            ..
+        } = &mut self.form
+        {
+            (*dim1_varying_length, *auto_zero_padding) = (varying, padding);
+        }
+        self
+    }
+
+    /// Asks for TensorFlow's sparse form too ([`Form::VarLen`]).
+    #[must_use]
+    pub fn sparse(mut self) -> Self {
+        self.sparse = true;
+        self
+    }
+
+    /// Borrows bytes values from the input instead of copying them.
+    #[must_use]
+    pub fn borrowed(mut self) -> Self {
+        self.borrow = true;
+        self
+    }
+
+    /// Values per record (FixedLen, OfRecordRaw) or per element/frame (FixedLenSequence).
+    pub(crate) fn elements(&self) -> usize {
+        self.form.shape().map_or(1, |s| s.iter().product())
+    }
+}
+
+/// A spec that cannot be used: where and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid spec: {}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
+pub struct SpecError {
+    /// Where in the spec (`features.label.default`), empty for the whole spec.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn spec_error(path: impl Into<String>, message: impl Into<String>) -> SpecError {
+    SpecError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// An open-addressing table from names to column numbers, built once per spec
+/// so that each map entry of a record is matched with one probe.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct NameTable {
+    /// Column number + 1, or 0 for an empty slot.
+    slots: Vec<u32>,
+    /// The hash of each slot's name (compared before the bytes).
+    hashes: Vec<u32>,
+}
+
+/// A fast hash of a name: 8 bytes at a time, multiply and rotate.
+#[inline]
+pub(crate) fn name_hash(name: &[u8]) -> u32 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = (name.len() as u64).wrapping_mul(K);
+    let mut chunks = name.chunks_exact(8);
+    for c in chunks.by_ref() {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        h = (h ^ w).wrapping_mul(K).rotate_left(29);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+    }
+    (h ^ (h >> 32)) as u32
+}
+
+impl NameTable {
+    fn new(features: &[FeatureSpec]) -> Self {
+        let size = (features.len() * 2).next_power_of_two().max(8);
+        let mut t = NameTable {
+            slots: vec![0; size],
+            hashes: vec![0; size],
+        };
+        for (i, f) in features.iter().enumerate() {
+            let h = name_hash(f.name.as_bytes());
+            let mut s = h as usize & (size - 1);
+            while t.slots[s] != 0 {
+                s = (s + 1) & (size - 1);
+            }
+            t.slots[s] = i as u32 + 1;
+            t.hashes[s] = h;
+        }
+        t
+    }
+
+    /// The column of `name`, if the spec has it.
+    #[inline]
+    pub(crate) fn find(&self, features: &[FeatureSpec], name: &[u8]) -> Option<usize> {
+        let h = name_hash(name);
+        let mask = self.slots.len() - 1;
+        let mut s = h as usize & mask;
+        loop {
+            let c = *self.slots.get(s)?;
+            if c == 0 {
+                return None;
+            }
+            if self.hashes[s] == h {
+                let i = c as usize - 1;
+                if features.get(i)?.name.as_bytes() == name {
+                    return Some(i);
+                }
+            }
+            s = (s + 1) & mask;
+        }
+    }
+}
+
+/// The features a batch decode wants: for a tf.Example or an OFRecord one
+/// list, for a SequenceExample a context list and a sequence (feature list)
+/// list.
+///
+/// Built from Rust values ([`Spec::example`], [`Spec::sequence_example`],
+/// [`Spec::ofrecord`]) or from JSON ([`Spec::from_json`], the format
+/// [`Spec::to_json`] and `recordwire inspect --spec` print); checked when
+/// built, so a decode never meets an impossible spec.
+///
+/// ```
+/// use recordwire::batch::{DType, DefaultValue, FeatureSpec, Spec};
+///
+/// let spec = Spec::example(vec![
+///     FeatureSpec::fixed_len("label", DType::Int64, &[]).default_value(DefaultValue::Int(vec![-1])),
+///     FeatureSpec::var_len("tokens", DType::Int64),
+/// ])
+/// .unwrap();
+/// let json = spec.to_json();
+/// assert_eq!(Spec::from_json(json.as_bytes()).unwrap(), spec);
+/// assert!(spec.to_tensorflow().contains(r#""tokens": tf.io.VarLenFeature(tf.int64),"#));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    payload: PayloadKind,
+    features: Vec<FeatureSpec>,
+    sequence: Vec<FeatureSpec>,
+    pub(crate) table: NameTable,
+    pub(crate) sequence_table: NameTable,
+}
+
+impl Spec {
+    /// A spec for payloads of `payload`: `features` (a SequenceExample's
+    /// context) and `sequence` (a SequenceExample's feature lists; empty
+    /// otherwise). Checks every feature against its payload.
+    pub fn new(
+        payload: PayloadKind,
+        features: Vec<FeatureSpec>,
+        sequence: Vec<FeatureSpec>,
+    ) -> Result<Spec, SpecError> {
+        if payload == PayloadKind::Raw {
+            return Err(spec_error(
+                "payload",
+                "a spec reads example, sequence_example or ofrecord payloads, not raw bytes",
+            ));
+        }
+        if payload != PayloadKind::SequenceExample && !sequence.is_empty() {
+            return Err(spec_error(
+                "sequence",
+                format!("only a sequence_example spec has a sequence part, not {payload}"),
+            ));
+        }
+        check_features(payload, &features, false)?;
+        check_features(payload, &sequence, true)?;
+        Ok(Spec {
+            payload,
+            table: NameTable::new(&features),
+            sequence_table: NameTable::new(&sequence),
+            features,
+            sequence,
+        })
+    }
+
+    /// A spec for tf.Example payloads.
+    pub fn example(features: Vec<FeatureSpec>) -> Result<Spec, SpecError> {
+        Spec::new(PayloadKind::Example, features, Vec::new())
+    }
+
+    /// A spec for tf.SequenceExample payloads: context features and sequence features.
+    pub fn sequence_example(
+        context: Vec<FeatureSpec>,
+        sequence: Vec<FeatureSpec>,
+    ) -> Result<Spec, SpecError> {
+        Spec::new(PayloadKind::SequenceExample, context, sequence)
+    }
+
+    /// A spec for OFRecord payloads.
+    pub fn ofrecord(features: Vec<FeatureSpec>) -> Result<Spec, SpecError> {
+        Spec::new(PayloadKind::OfRecord, features, Vec::new())
+    }
+
+    /// The payload type the spec reads.
+    pub fn payload(&self) -> PayloadKind {
+        self.payload
+    }
+
+    /// The features (a SequenceExample's context features), in column order.
+    pub fn features(&self) -> &[FeatureSpec] {
+        &self.features
+    }
+
+    /// A SequenceExample's sequence features, in column order (empty otherwise).
+    pub fn sequence(&self) -> &[FeatureSpec] {
+        &self.sequence
+    }
+
+    /// The column of the feature named `name`, if the spec has it.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.table.find(&self.features, name.as_bytes())
+    }
+
+    /// Reads a spec from its JSON text (see the module docs for the format).
+    pub fn from_json(text: &[u8]) -> Result<Spec, SpecError> {
+        let v = parse_json(text).map_err(|e| spec_error("", e.to_string()))?;
+        Spec::from_value(&v)
+    }
+
+    /// Reads a spec from parsed JSON.
+    pub fn from_value(v: &JsonValue) -> Result<Spec, SpecError> {
+        let JsonValue::Object(members) = v else {
+            return Err(spec_error("", "a spec is a JSON object"));
+        };
+        let mut payload = PayloadKind::Example;
+        let (mut features, mut sequence) = (Vec::new(), Vec::new());
+        for (key, value) in members {
+            match key.as_slice() {
+                b"payload" => {
+                    let s = json_str(value, "payload")?;
+                    payload = s.parse().map_err(|e| spec_error("payload", format!("{e}")))?;
+                }
+                b"features" => features = features_from_json(value, "features")?,
+                b"sequence" => sequence = features_from_json(value, "sequence")?,
+                other => {
+                    return Err(spec_error(
+                        String::from_utf8_lossy(other),
+                        "unknown member (expected payload, features, sequence)",
+                    ))
+                }
+            }
+        }
+        Spec::new(payload, features, sequence)
+    }
+
+    /// The spec as JSON text, one feature per line; [`Spec::from_json`] reads it back.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        out.extend_from_slice(b"{\n  \"payload\": \"");
+        out.extend_from_slice(self.payload.name().as_bytes());
+        out.extend_from_slice(b"\",\n  \"features\": ");
+        features_to_json(&mut out, &self.features);
+        if self.payload == PayloadKind::SequenceExample {
+            out.extend_from_slice(b",\n  \"sequence\": ");
+            features_to_json(&mut out, &self.sequence);
+        }
+        out.extend_from_slice(b"\n}\n");
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// The equivalent TensorFlow Python: `features = {...}` for tf.Example,
+    /// `context_features = {...}` and `sequence_features = {...}` for
+    /// SequenceExample; OFRecord raw features are written as OneFlow's
+    /// `flow.nn.OFRecordRawDecoder(...)` calls.
+    pub fn to_tensorflow(&self) -> String {
+        let mut s = String::from("import tensorflow as tf\n\n");
+        let python_features = |s: &mut String, var: &str, features: &[FeatureSpec]| {
+            let _ = writeln!(s, "{var} = {{");
+            for f in features {
+                let _ = writeln!(s, "    {}: {},", py_str(f.name.as_bytes()), tf_feature(f));
+            }
+            s.push_str("}\n");
+        };
+        match self.payload {
+            PayloadKind::SequenceExample => {
+                python_features(&mut s, "context_features", &self.features);
+                python_features(&mut s, "sequence_features", &self.sequence);
+            }
+            PayloadKind::Example => python_features(&mut s, "features", &self.features),
+            PayloadKind::OfRecord | PayloadKind::Raw => {
+                s = String::from("import oneflow as flow\n\n");
+                python_features(&mut s, "features", &self.features);
+            }
+        }
+        s
+    }
+}
+
+fn check_features(
+    payload: PayloadKind,
+    features: &[FeatureSpec],
+    sequence: bool,
+) -> Result<(), SpecError> {
+    let part = if sequence { "sequence" } else { "features" };
+    for (i, f) in features.iter().enumerate() {
+        let at = format!("{part}.{}", f.name);
+        if features[..i].iter().any(|g| g.name == f.name) {
+            return Err(spec_error(at, "named twice"));
+        }
+        let form_ok = match (&f.form, payload, sequence) {
+            (Form::OfRecordRaw { .. }, PayloadKind::OfRecord, _) => true,
+            (Form::OfRecordRaw { .. }, _, _) => false,
+            (Form::FixedLen { .. }, _, false) | (Form::VarLen, _, _) => true,
+            (Form::FixedLen { .. }, _, true) => false,
+            (Form::FixedLenSequence { .. }, PayloadKind::Example, false) => true,
+            (Form::FixedLenSequence { .. }, PayloadKind::SequenceExample, true) => true,
+            (Form::FixedLenSequence { .. }, _, _) => false,
+        };
+        if !form_ok {
+            let place = if sequence {
+                "a sequence_example's sequence part".to_string()
+            } else if payload == PayloadKind::SequenceExample {
+                "a sequence_example's context".to_string()
+            } else {
+                format!("an {payload} spec")
+            };
+            return Err(spec_error(at, format!("{} is not allowed in {place}", f.form.name())));
+        }
+        let dtype_ok = match (&f.form, payload) {
+            (Form::OfRecordRaw { .. }, _) => f.dtype != DType::Bytes,
+            (_, PayloadKind::OfRecord) => f.dtype.kind().is_some(),
+            _ => f.dtype.tensorflow(),
+        };
+        if !dtype_ok {
+            return Err(spec_error(
+                at,
+                format!("dtype {} is not allowed for {} in a {payload} spec", f.dtype, f.form.name()),
+            ));
+        }
+        if f.sparse && f.form != Form::VarLen {
+            return Err(spec_error(at, "sparse is only for var_len features"));
+        }
+        if f.borrow && f.dtype != DType::Bytes {
+            return Err(spec_error(at, "borrow is only for bytes features"));
+        }
+        let (default, want) = match &f.form {
+            Form::FixedLen { default, .. } => (default, f.elements()),
+            Form::FixedLenSequence { default, .. } => (default, 1),
+            _ => (&None, 0),
+        };
+        if let Some(d) = default {
+            if d.len() != want {
+                return Err(spec_error(
+                    format!("{at}.default"),
+                    format!("{} values given, the shape needs {want}", d.len()),
+                ));
+            }
+            let fits = match (d, f.dtype) {
+                (DefaultValue::Bytes(_), DType::Bytes) => true,
+                (DefaultValue::Int(_), DType::Float32 | DType::Float64) => true,
+                (DefaultValue::Float(_), DType::Float32 | DType::Float64) => true,
+                (DefaultValue::Int(v), DType::Int32) => {
+                    v.iter().all(|&x| i32::try_from(x).is_ok())
+                }
+                (DefaultValue::Int(_), DType::Int64) => true,
+                _ => false,
+            };
+            if !fits {
+                return Err(spec_error(
+                    format!("{at}.default"),
+                    format!("the values do not fit dtype {}", f.dtype),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The default's elements as the column stores them: little-endian values
+/// of the column's type, or byte strings.
+pub(crate) fn default_bytes(d: &DefaultValue, dtype: DType, out: &mut Vec<u8>) {
+    match (d, dtype) {
+        (DefaultValue::Int(v), DType::Int64) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+        (DefaultValue::Int(v), DType::Int32) => {
+            v.iter().for_each(|&x| out.extend((x as i32).to_le_bytes()))
+        }
+        (DefaultValue::Int(v), DType::Float32) => {
+            v.iter().for_each(|&x| out.extend((x as f32).to_le_bytes()))
+        }
+        (DefaultValue::Int(v), DType::Float64) => {
+            v.iter().for_each(|&x| out.extend((x as f64).to_le_bytes()))
+        }
+        (DefaultValue::Float(v), DType::Float32) => {
+            v.iter().for_each(|&x| out.extend((x as f32).to_le_bytes()))
+        }
+        (DefaultValue::Float(v), DType::Float64) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+        _ => {}
+    }
+}
+
+fn json_str<'v>(v: &'v JsonValue, path: &str) -> Result<&'v str, SpecError> {
+    match v {
+        JsonValue::String(s) => {
+            std::str::from_utf8(s).map_err(|_| spec_error(path, "not valid UTF-8"))
+        }
+        _ => Err(spec_error(path, "expected a string")),
+    }
+}
+
+fn json_bool(v: &JsonValue, path: &str) -> Result<bool, SpecError> {
+    match v {
+        JsonValue::Bool(b) => Ok(*b),
+        _ => Err(spec_error(path, "expected true or false")),
+    }
+}
+
+fn json_shape(v: &JsonValue, path: &str) -> Result<Vec<usize>, SpecError> {
+    let JsonValue::Array(items) = v else {
+        return Err(spec_error(path, "expected an array of sizes"));
+    };
+    items
+        .iter()
+        .map(|d| match d {
+            JsonValue::Number(n) => n
+                .parse::<usize>()
+                .map_err(|_| spec_error(path, format!("`{n}` is not a size (a whole number ≥ 0)"))),
+            _ => Err(spec_error(path, "expected an array of sizes")),
+        })
+        .collect()
+}
+
+fn json_default(v: &JsonValue, path: &str) -> Result<DefaultValue, SpecError> {
+    let items = match v {
+        JsonValue::Array(items) => items.as_slice(),
+        one => std::slice::from_ref(one),
+    };
+    let all_ints = items
+        .iter()
+        .all(|i| matches!(i, JsonValue::Number(n) if n.parse::<i64>().is_ok()));
+    if all_ints {
+        let ints = items
+            .iter()
+            .map(|i| match i {
+                JsonValue::Number(n) => n.parse::<i64>().unwrap_or_default(),
+                _ => 0,
+            })
+            .collect();
+        return Ok(DefaultValue::Int(ints));
+    }
+    if items.iter().all(|i| matches!(i, JsonValue::String(_))) {
+        let bytes = items
+            .iter()
+            .map(|i| match i {
+                JsonValue::String(s) => s.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        return Ok(DefaultValue::Bytes(bytes));
+    }
+    items
+        .iter()
+        .map(|i| match i {
+            JsonValue::Number(n) => n
+                .parse::<f64>()
+                .map_err(|_| spec_error(path, format!("`{n}` is not a number"))),
+            JsonValue::String(s) => match s.as_slice() {
+                b"NaN" => Ok(f64::NAN),
+                b"Infinity" => Ok(f64::INFINITY),
+                b"-Infinity" => Ok(f64::NEG_INFINITY),
+                _ => Err(spec_error(path, "mixes strings and numbers")),
+            },
+            _ => Err(spec_error(path, "expected numbers or strings")),
+        })
+        .collect::<Result<Vec<f64>, _>>()
+        .map(DefaultValue::Float)
+}
+
+fn features_from_json(v: &JsonValue, part: &str) -> Result<Vec<FeatureSpec>, SpecError> {
+    let JsonValue::Object(members) = v else {
+        return Err(spec_error(part, "expected an object of features"));
+    };
+    members
+        .iter()
+        .map(|(name, f)| {
+            let name = String::from_utf8(name.clone())
+                .map_err(|_| spec_error(part, "a feature name is not valid UTF-8"))?;
+            feature_from_json(name, f, part)
+        })
+        .collect()
+}
+
+fn feature_from_json(name: String, v: &JsonValue, part: &str) -> Result<FeatureSpec, SpecError> {
+    let at = format!("{part}.{name}");
+    let JsonValue::Object(members) = v else {
+        return Err(spec_error(at, "expected an object"));
+    };
+    let (mut form, mut dtype, mut shape, mut default) = (None, None, None, None);
+    let (mut allow_missing, mut sparse, mut borrow, mut varying, mut padding) =
+        (false, false, false, false, false);
+    for (key, value) in members {
+        let key = String::from_utf8_lossy(key);
+        let p = format!("{at}.{key}");
+        match &*key {
+            "form" => form = Some(json_str(value, &p)?.to_owned()),
+            "dtype" => {
+                let s = json_str(value, &p)?;
+                dtype = Some(s.parse::<DType>().map_err(|e| spec_error(&p, e.to_string()))?);
+            }
+            "shape" => shape = Some(json_shape(value, &p)?),
+            "default" => default = Some(json_default(value, &p)?),
+            "allow_missing" => allow_missing = json_bool(value, &p)?,
+            "sparse" => sparse = json_bool(value, &p)?,
+            "borrow" => borrow = json_bool(value, &p)?,
+            "dim1_varying_length" => varying = json_bool(value, &p)?,
+            "auto_zero_padding" => padding = json_bool(value, &p)?,
+            _ => return Err(spec_error(p, "unknown member")),
+        }
+    }
+    let dtype = dtype.ok_or_else(|| spec_error(&at, "dtype is missing"))?;
+    let form = form.ok_or_else(|| spec_error(&at, "form is missing"))?;
+    let needs_shape = || shape.clone().ok_or_else(|| spec_error(&at, "shape is missing"));
+    let form = match form.as_str() {
+        "fixed_len" => Form::FixedLen {
+            shape: needs_shape()?,
+            default,
+        },
+        "var_len" => Form::VarLen,
+        "fixed_len_sequence" => Form::FixedLenSequence {
+            shape: needs_shape()?,
+            allow_missing,
+            default,
+        },
+        "ofrecord_raw" => Form::OfRecordRaw {
+            shape: needs_shape()?,
+            dim1_varying_length: varying,
+            auto_zero_padding: padding,
+        },
+        other => {
+            return Err(spec_error(
+                format!("{at}.form"),
+                format!(
+                    "unknown form `{other}` (expected one of: fixed_len, var_len, \
+                     fixed_len_sequence, ofrecord_raw)"
+                ),
+            ))
+        }
+    };
+    Ok(FeatureSpec {
+        name,
+        dtype,
+        form,
+        sparse,
+        borrow,
+    })
+}
+
+fn write_default(out: &mut Vec<u8>, d: &DefaultValue, scalar: bool) {
+    if !scalar {
+        out.push(b'[');
+    }
+    let n = d.len();
+    for i in 0..n {
+        if i > 0 {
+            out.extend_from_slice(b", ");
+        }
+        match d {
+            DefaultValue::Int(v) => out.extend_from_slice(v[i].to_string().as_bytes()),
+            DefaultValue::Float(v) => {
+                let x = v[i];
+                let s = if x.is_nan() {
+                    "\"NaN\"".to_string()
+                } else if x.is_infinite() {
+                    (if x > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" }).to_string()
+                } else if x == x.trunc() && x.abs() < 1e16 {
+                    format!("{x:.1}")
+                } else {
+                    format!("{x}")
+                };
+                out.extend_from_slice(s.as_bytes());
+            }
+            DefaultValue::Bytes(v) => write_json_string(out, &v[i]),
+        }
+    }
+    if !scalar {
+        out.push(b']');
+    }
+}
+
+fn write_shape(out: &mut Vec<u8>, shape: &[usize]) {
+    out.push(b'[');
+    for (i, d) in shape.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b", ");
+        }
+        out.extend_from_slice(d.to_string().as_bytes());
+    }
+    out.push(b']');
+}
+
+fn features_to_json(out: &mut Vec<u8>, features: &[FeatureSpec]) {
+    if features.is_empty() {
+        out.extend_from_slice(b"{}");
+        return;
+    }
+    out.extend_from_slice(b"{\n");
+    for (i, f) in features.iter().enumerate() {
+        out.extend_from_slice(b"    ");
+        write_json_string(out, f.name.as_bytes());
+        out.extend_from_slice(b": {\"form\": \"");
+        out.extend_from_slice(f.form.name().as_bytes());
+        out.extend_from_slice(b"\", \"dtype\": \"");
+        out.extend_from_slice(f.dtype.name().as_bytes());
+        out.push(b'"');
+        if let Some(shape) = f.form.shape() {
+            out.extend_from_slice(b", \"shape\": ");
+            write_shape(out, shape);
+        }
+        match &f.form {
+            Form::FixedLen {
+                shape,
+                default: Some(d),
+            } => {
+                out.extend_from_slice(b", \"default\": ");
+                write_default(out, d, shape.is_empty());
+            }
+            Form::FixedLenSequence {
+                allow_missing,
+                default,
+                ..
+            } => {
+                out.extend_from_slice(b", \"allow_missing\": ");
+                out.extend_from_slice(if *allow_missing { b"true" } else { b"false" });
+                if let Some(d) = default {
+                    out.extend_from_slice(b", \"default\": ");
+                    write_default(out, d, true);
+                }
+            }
+            Form::OfRecordRaw {
+                dim1_varying_length,
+                auto_zero_padding,
+                ..
+            } => {
+                if *dim1_varying_length {
+                    out.extend_from_slice(b", \"dim1_varying_length\": true");
+                }
+                if *auto_zero_padding {
+                    out.extend_from_slice(b", \"auto_zero_padding\": true");
+                }
+            }
+            _ => {}
+        }
+        if f.sparse {
+            out.extend_from_slice(b", \"sparse\": true");
+        }
+        if f.borrow {
+            out.extend_from_slice(b", \"borrow\": true");
+        }
+        out.push(b'}');
+        if i + 1 < features.len() {
+            out.push(b',');
+        }
+        out.push(b'\n');
+    }
+    out.extend_from_slice(b"  }");
+}
+
+/// A Python `str` literal.
+fn py_str(s: &[u8]) -> String {
+    let mut out = Vec::new();
+    write_json_string(&mut out, s);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A Python `bytes` literal.
+fn py_bytes(s: &[u8]) -> String {
+    let mut out = String::from("b\"");
+    for &b in s {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x20..=0x7e => out.push(b as char),
+            _ => {
+                let _ = write!(out, "\\x{b:02x}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn py_default(d: &DefaultValue, scalar: bool) -> String {
+    let items: Vec<String> = match d {
+        DefaultValue::Int(v) => v.iter().map(i64::to_string).collect(),
+        DefaultValue::Float(v) => v
+            .iter()
+            .map(|&x| {
+                if x.is_nan() {
+                    "float(\"nan\")".into()
+                } else if x.is_infinite() {
+                    (if x > 0.0 { "float(\"inf\")" } else { "float(\"-inf\")" }).into()
+                } else if x == x.trunc() && x.abs() < 1e16 {
+                    format!("{x:.1}")
+                } else {
+                    format!("{x}")
+                }
+            })
+            .collect(),
+        DefaultValue::Bytes(v) => v.iter().map(|b| py_bytes(b)).collect(),
+    };
+    if scalar {
+        items.join(", ")
+    } else {
+        format!("[{}]", items.join(", "))
+    }
+}
+
+fn py_shape(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+fn py_tuple(shape: &[usize]) -> String {
+    match shape {
+        [] => "()".into(),
+        [d] => format!("({d},)"),
+        _ => py_shape(shape).replace('[', "(").replace(']', ")"),
+    }
+}
+
+fn tf_dtype(d: DType) -> String {
+    match d {
+        DType::Bytes => "tf.string".into(),
+        other => format!("tf.{}", other.name()),
+    }
+}
+
+fn tf_feature(f: &FeatureSpec) -> String {
+    match &f.form {
+        Form::FixedLen { shape, default } => {
+            let mut s = format!("tf.io.FixedLenFeature({}, {}", py_shape(shape), tf_dtype(f.dtype));
+            if let Some(d) = default {
+                let _ = write!(s, ", default_value={}", py_default(d, shape.is_empty()));
+            }
+            s + ")"
+        }
+        Form::VarLen => format!("tf.io.VarLenFeature({})", tf_dtype(f.dtype)),
+        Form::FixedLenSequence {
+            shape,
+            allow_missing,
+            default,
+        } => {
+            let mut s = format!(
+                "tf.io.FixedLenSequenceFeature({}, {}, allow_missing={}",
+                py_shape(shape),
+                tf_dtype(f.dtype),
+                if *allow_missing { "True" } else { "False" }
+            );
+            if let Some(d) = default {
+                let _ = write!(s, ", default_value={}", py_default(d, true));
+            }
+            s + ")"
+        }
+        Form::OfRecordRaw {
+            shape,
+            dim1_varying_length,
+            auto_zero_padding,
+        } => format!(
+            "flow.nn.OFRecordRawDecoder({}, shape={}, dtype=flow.{}, dim1_varying_length={}, \
+             auto_zero_padding={})",
+            py_str(f.name.as_bytes()),
+            py_tuple(shape),
+            f.dtype.name(),
+            if *dim1_varying_length { "True" } else { "False" },
+            if *auto_zero_padding { "True" } else { "False" },
+        ),
+    }
+}
