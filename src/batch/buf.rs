@@ -199,7 +199,11 @@ mod tests {
             assert_eq!(b.as_bytes().as_ptr() as usize % ALIGN, 0);
         }
         assert_eq!(b.typed::<u32>().len(), 10_000);
-        assert!(b.typed::<u32>().iter().enumerate().all(|(i, &v)| v == i as u32));
+        assert!(b
+            .typed::<u32>()
+            .iter()
+            .enumerate()
+            .all(|(i, &v)| v == i as u32));
     }
 
     #[test]

@@ -123,7 +123,10 @@ impl<'a> Column<'a> {
             layout,
             borrow: f.borrow,
             sparse_wanted: f.sparse,
-            has_lengths: matches!(f.form, Form::FixedLenSequence { .. } | Form::OfRecordRaw { .. }),
+            has_lengths: matches!(
+                f.form,
+                Form::FixedLenSequence { .. } | Form::OfRecordRaw { .. }
+            ),
             values: AlignedBuf::new(),
             offsets: AlignedBuf::new(),
             borrowed: Vec::new(),
@@ -283,19 +286,22 @@ impl<'a> Column<'a> {
 ///
 /// ```
 /// use recordwire::batch::{decode, Batch, DType, FeatureSpec, Spec};
-/// use recordwire::encode::{Example, Feature};
+/// use recordwire::encode::{Example, Feature, Features};
 ///
 /// let spec = Spec::example(vec![
 ///     FeatureSpec::fixed_len("label", DType::Int64, &[]),
 ///     FeatureSpec::var_len("tokens", DType::Int64),
 /// ])
 /// .unwrap();
-/// let records: Vec<Vec<u8>> = (0..3)
+/// let records: Vec<Vec<u8>> = (0..3i64)
 ///     .map(|i| {
-///         Example::new()
-///             .with("label", Feature::int64([i]))
-///             .with("tokens", Feature::int64(0..i))
-///             .to_bytes()
+///         let features: Features = [
+///             ("label", Feature::Int64(vec![i])),
+///             ("tokens", Feature::Int64((0..i).collect())),
+///         ]
+///         .into_iter()
+///         .collect();
+///         Example::with_features(features).to_bytes().unwrap()
 ///     })
 ///     .collect();
 /// let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
@@ -352,10 +358,18 @@ impl<'a> Batch<'a> {
             cols.len() == fs.len() && cols.iter().zip(fs).all(|(c, f)| c.matches(f, seq))
         };
         if !fits(&self.columns, spec.features(), false) {
-            self.columns = spec.features().iter().map(|f| Column::new(f, false)).collect();
+            self.columns = spec
+                .features()
+                .iter()
+                .map(|f| Column::new(f, false))
+                .collect();
         }
         if !fits(&self.sequence, spec.sequence(), true) {
-            self.sequence = spec.sequence().iter().map(|f| Column::new(f, true)).collect();
+            self.sequence = spec
+                .sequence()
+                .iter()
+                .map(|f| Column::new(f, true))
+                .collect();
         }
         self.rows = 0;
         for c in self.columns.iter_mut().chain(self.sequence.iter_mut()) {

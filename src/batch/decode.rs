@@ -205,7 +205,8 @@ impl<'a> Column<'a> {
         match (self.dtype, self.borrow) {
             (DType::Bytes, true) => self.borrowed.push(spec_default.unwrap_or_default()),
             (DType::Bytes, false) => {
-                self.values.extend_from_slice(spec_default.unwrap_or_default());
+                self.values
+                    .extend_from_slice(spec_default.unwrap_or_default());
                 self.offsets.push(self.values.len() as i64);
             }
             (d, _) => {
@@ -220,7 +221,13 @@ impl<'a> Column<'a> {
 
     /// Appends one OFRecord raw decoder row (`elems` values, zeros after the
     /// record's own) from `list`.
-    fn append_raw(&mut self, list: Option<ListRef<'a>>, elems: usize, fewer: bool, at: u64) -> Result<usize, Fail> {
+    fn append_raw(
+        &mut self,
+        list: Option<ListRef<'a>>,
+        elems: usize,
+        fewer: bool,
+        at: u64,
+    ) -> Result<usize, Fail> {
         let start = self.values.len();
         let w = self.dtype.width();
         self.values.extend_space(elems * w).fill(0);
@@ -233,7 +240,10 @@ impl<'a> Column<'a> {
                 let more = it.count();
                 let Some(v) = first.filter(|_| more == 0) else {
                     let found = usize::from(first.is_some()) + more;
-                    return Err(Fail::Feature(at, FeatureProblem::NotOneBytesValue { found }));
+                    return Err(Fail::Feature(
+                        at,
+                        FeatureProblem::NotOneBytesValue { found },
+                    ));
                 };
                 let n = v.len().min(elems);
                 for (i, &b) in v[..n].iter().enumerate() {
@@ -241,13 +251,13 @@ impl<'a> Column<'a> {
                 }
                 return Ok(n);
             }
-            Some(ListRef::Int64(l)) => raw_values(l, row, self.dtype, elems, fewer, at, |v| Num::I(v))?,
-            Some(ListRef::Int32(l)) => {
-                raw_values(l, row, self.dtype, elems, fewer, at, |v| Num::I(i64::from(v)))?
-            }
-            Some(ListRef::Float(l)) => {
-                raw_values(l, row, self.dtype, elems, fewer, at, |v| Num::F(f64::from(v)))?
-            }
+            Some(ListRef::Int64(l)) => raw_values(l, row, self.dtype, elems, fewer, at, Num::I)?,
+            Some(ListRef::Int32(l)) => raw_values(l, row, self.dtype, elems, fewer, at, |v| {
+                Num::I(i64::from(v))
+            })?,
+            Some(ListRef::Float(l)) => raw_values(l, row, self.dtype, elems, fewer, at, |v| {
+                Num::F(f64::from(v))
+            })?,
             Some(ListRef::Double(l)) => raw_values(l, row, self.dtype, elems, fewer, at, Num::F)?,
         };
         Ok(n)
@@ -302,10 +312,22 @@ fn raw_values<T: crate::view::Element>(
 ) -> Result<usize, Fail> {
     let n = l.len()?;
     if fewer && n > elems {
-        return Err(Fail::Feature(at, FeatureProblem::TooMany { max: elems, found: n }));
+        return Err(Fail::Feature(
+            at,
+            FeatureProblem::TooMany {
+                max: elems,
+                found: n,
+            },
+        ));
     }
     if !fewer && n != elems {
-        return Err(Fail::Feature(at, FeatureProblem::WrongCount { expected: elems, found: n }));
+        return Err(Fail::Feature(
+            at,
+            FeatureProblem::WrongCount {
+                expected: elems,
+                found: n,
+            },
+        ));
     }
     for (i, v) in l.iter().enumerate() {
         put_cast(row, dtype, i, num(v?));
@@ -409,13 +431,21 @@ impl<'a> Column<'a> {
     }
 
     #[inline]
-    fn append_feature(&mut self, shape: Shape, feature: FeatureRef<'a>, at: u64) -> Result<(), Fail> {
+    fn append_feature(
+        &mut self,
+        shape: Shape,
+        feature: FeatureRef<'a>,
+        at: u64,
+    ) -> Result<(), Fail> {
         let list = feature.list()?;
         match shape {
             Shape::Fixed { elems } => {
                 let n = self.append_list(list, at)?;
                 if n != elems {
-                    let problem = FeatureProblem::WrongCount { expected: elems, found: n };
+                    let problem = FeatureProblem::WrongCount {
+                        expected: elems,
+                        found: n,
+                    };
                     return Err(Fail::Feature(at, problem));
                 }
             }
@@ -425,7 +455,10 @@ impl<'a> Column<'a> {
             Shape::Padded { elems, .. } => {
                 let n = self.append_list(list, at)?;
                 if (elems == 0 && n != 0) || (elems != 0 && n % elems != 0) {
-                    let problem = FeatureProblem::NotMultiple { element: elems, found: n };
+                    let problem = FeatureProblem::NotMultiple {
+                        element: elems,
+                        found: n,
+                    };
                     return Err(Fail::Feature(at, problem));
                 }
             }
@@ -437,7 +470,12 @@ impl<'a> Column<'a> {
         Ok(())
     }
 
-    fn append_frames(&mut self, shape: Shape, list: FeatureListRef<'a>, at: u64) -> Result<(), Fail> {
+    fn append_frames(
+        &mut self,
+        shape: Shape,
+        list: FeatureListRef<'a>,
+        at: u64,
+    ) -> Result<(), Fail> {
         for (i, frame) in list.iter().enumerate() {
             let frame = frame?;
             let values = frame.list()?;
@@ -445,8 +483,11 @@ impl<'a> Column<'a> {
                 Shape::Padded { elems, .. } => {
                     let n = self.append_list(values, at)?;
                     if n != elems {
-                        let problem =
-                            FeatureProblem::WrongFrameCount { frame: i, expected: elems, found: n };
+                        let problem = FeatureProblem::WrongFrameCount {
+                            frame: i,
+                            expected: elems,
+                            found: n,
+                        };
                         return Err(Fail::Feature(at, problem));
                     }
                 }
@@ -460,7 +501,13 @@ impl<'a> Column<'a> {
     }
 
     /// After the record's entries: fills a missing feature, closes the row.
-    fn end_row(&mut self, spec: &'a FeatureSpec, shape: Shape, stamp: u64, base: u64) -> Result<(), Fail> {
+    fn end_row(
+        &mut self,
+        spec: &'a FeatureSpec,
+        shape: Shape,
+        stamp: u64,
+        base: u64,
+    ) -> Result<(), Fail> {
         if let Some(fail) = self.pending.take() {
             return Err(fail);
         }
@@ -558,16 +605,22 @@ fn decode_record<'a, R: Input<'a>>(
         }
         PayloadKind::SequenceExample => {
             let seq = SequenceExampleRef::new(payload, base);
-            decode_map(&mut batch.columns, spec.features(), &spec.table, seq.context(), stamp)
-                .and_then(|()| {
-                    decode_lists(
-                        &mut batch.sequence,
-                        spec.sequence(),
-                        &spec.sequence_table,
-                        seq.feature_lists(),
-                        stamp,
-                    )
-                })
+            decode_map(
+                &mut batch.columns,
+                spec.features(),
+                &spec.table,
+                seq.context(),
+                stamp,
+            )
+            .and_then(|()| {
+                decode_lists(
+                    &mut batch.sequence,
+                    spec.sequence(),
+                    &spec.sequence_table,
+                    seq.feature_lists(),
+                    stamp,
+                )
+            })
         }
     };
     let tag = |e: Error| {
@@ -580,7 +633,10 @@ fn decode_record<'a, R: Input<'a>>(
     if let Err(e) = wire {
         return Err(tag(Error::new(ErrorKind::Decode(e.reason), e.offset)));
     }
-    let parts = [(&mut batch.columns, spec.features(), false), (&mut batch.sequence, spec.sequence(), true)];
+    let parts = [
+        (&mut batch.columns, spec.features(), false),
+        (&mut batch.sequence, spec.sequence(), true),
+    ];
     for (columns, features, in_sequence) in parts {
         for (col, f) in columns.iter_mut().zip(features) {
             if let Err(fail) = col.end_row(f, shape_of(f, in_sequence), stamp, base) {
@@ -604,7 +660,10 @@ fn decode_record<'a, R: Input<'a>>(
 impl<'a> Column<'a> {
     /// Appends `other`'s rows (both unfinished) after this column's.
     fn append_rows(&mut self, other: &Column<'a>, shape: Shape) {
-        let (values_before, frames_before) = (self.len() as i64, self.frame_splits.count::<i64>() as i64 - 1);
+        let (values_before, frames_before) = (
+            self.len() as i64,
+            self.frame_splits.count::<i64>() as i64 - 1,
+        );
         match (self.dtype, self.borrow) {
             (DType::Bytes, true) => self.borrowed.extend_from_slice(&other.borrowed),
             (DType::Bytes, false) => {
@@ -627,7 +686,9 @@ impl<'a> Column<'a> {
             }
         };
         match shape {
-            Shape::VarLen | Shape::Padded { .. } => shift(&mut self.splits, &other.splits, values_before),
+            Shape::VarLen | Shape::Padded { .. } => {
+                shift(&mut self.splits, &other.splits, values_before)
+            }
             Shape::RaggedFrames => {
                 shift(&mut self.splits, &other.splits, frames_before);
                 shift(&mut self.frame_splits, &other.frame_splits, values_before);
@@ -702,7 +763,8 @@ impl<'a> Column<'a> {
             }
         }
         self.sparse_shape.clear();
-        self.sparse_shape.extend_from_slice(&[rows, max_frames, max_values]);
+        self.sparse_shape
+            .extend_from_slice(&[rows, max_frames, max_values]);
     }
 
     /// Pads each row to the longest (in elements of `elems` values) with the
@@ -714,7 +776,7 @@ impl<'a> Column<'a> {
         let mut max = 0;
         for r in 0..rows {
             let n = (splits[r + 1] - splits[r]) as usize;
-            let units = if elems == 0 { 0 } else { n / elems };
+            let units = n.checked_div(elems).unwrap_or(0);
             lens[r] = units as i64;
             max = max.max(units);
         }
@@ -802,7 +864,11 @@ fn finish<'a>(batch: &mut Batch<'a>, spec: &'a Spec) {
 /// [`decode_error`](ErrorKind::Decode) naming the record, its file and the
 /// byte offset), the batch holds the rows before the failing record,
 /// finished.
-pub fn decode<'a, R: Input<'a>>(records: &[R], spec: &'a Spec, batch: &mut Batch<'a>) -> Result<(), Error> {
+pub fn decode<'a, R: Input<'a>>(
+    records: &[R],
+    spec: &'a Spec,
+    batch: &mut Batch<'a>,
+) -> Result<(), Error> {
     let r = decode_rows(records, 0, spec, batch);
     finish(batch, spec);
     r
@@ -834,7 +900,12 @@ impl Decoder {
     /// decoder's life.
     pub fn new(threads: usize) -> Decoder {
         let pool = (threads > 1)
-            .then(|| rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok())
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .ok()
+            })
             .flatten();
         Decoder {
             threads: if pool.is_some() { threads } else { 1 },
@@ -854,7 +925,10 @@ impl Decoder {
         spec: &'a Spec,
         batch: &mut Batch<'a>,
     ) -> Result<(), Error> {
-        let parts = self.threads.min(records.len() / MIN_ROWS_PER_THREAD).clamp(1, MAX_PARTS);
+        let parts = self
+            .threads
+            .min(records.len() / MIN_ROWS_PER_THREAD)
+            .clamp(1, MAX_PARTS);
         let Some(pool) = self.pool.as_ref().filter(|_| parts > 1) else {
             return decode(records, spec, batch);
         };
@@ -871,10 +945,18 @@ impl Decoder {
             if failed.is_some() {
                 break;
             }
-            for (c, (p, f)) in batch.columns.iter_mut().zip(part.columns.iter().zip(spec.features())) {
+            for (c, (p, f)) in batch
+                .columns
+                .iter_mut()
+                .zip(part.columns.iter().zip(spec.features()))
+            {
                 c.append_rows(p, shape_of(f, false));
             }
-            for (c, (p, f)) in batch.sequence.iter_mut().zip(part.sequence.iter().zip(spec.sequence())) {
+            for (c, (p, f)) in batch
+                .sequence
+                .iter_mut()
+                .zip(part.sequence.iter().zip(spec.sequence()))
+            {
                 c.append_rows(p, shape_of(f, true));
             }
             batch.rows += part.rows;
@@ -909,6 +991,16 @@ fn run_parts<'a, R: Input<'a>>(
     let (left_results, right_results) = results.split_at_mut(half);
     rayon::join(
         || run_parts(records, chunk, k, spec, first, left_rest, left_results),
-        || run_parts(records, chunk, k + half, spec, right_first, right_rest, right_results),
+        || {
+            run_parts(
+                records,
+                chunk,
+                k + half,
+                spec,
+                right_first,
+                right_rest,
+                right_results,
+            )
+        },
     );
 }

@@ -220,7 +220,14 @@ impl FeatureSpec {
     /// A [`Form::FixedLen`] feature with no default.
     pub fn fixed_len(name: impl Into<String>, dtype: DType, shape: &[usize]) -> Self {
         let shape = shape.to_vec();
-        Self::new(name, dtype, Form::FixedLen { shape, default: None })
+        Self::new(
+            name,
+            dtype,
+            Form::FixedLen {
+                shape,
+                default: None,
+            },
+        )
     }
 
     /// A [`Form::VarLen`] feature.
@@ -503,15 +510,17 @@ impl Spec {
             return Err(spec_error("", "a spec is a JSON object"));
         };
         let mut payload = PayloadKind::Example;
-        let (mut features, mut sequence) = (Vec::new(), Vec::new());
+        let (mut features, mut sequence) = (Vec::new(), None);
         for (key, value) in members {
             match key.as_slice() {
                 b"payload" => {
                     let s = json_str(value, "payload")?;
-                    payload = s.parse().map_err(|e| spec_error("payload", format!("{e}")))?;
+                    payload = s
+                        .parse()
+                        .map_err(|e| spec_error("payload", format!("{e}")))?;
                 }
                 b"features" => features = features_from_json(value, "features")?,
-                b"sequence" => sequence = features_from_json(value, "sequence")?,
+                b"sequence" => sequence = Some(features_from_json(value, "sequence")?),
                 other => {
                     return Err(spec_error(
                         String::from_utf8_lossy(other),
@@ -520,7 +529,13 @@ impl Spec {
                 }
             }
         }
-        Spec::new(payload, features, sequence)
+        if sequence.is_some() && payload != PayloadKind::SequenceExample {
+            return Err(spec_error(
+                "sequence",
+                format!("only a sequence_example spec has a sequence part, not {payload}"),
+            ));
+        }
+        Spec::new(payload, features, sequence.unwrap_or_default())
     }
 
     /// The spec as JSON text, one feature per line; [`Spec::from_json`] reads it back.
@@ -594,7 +609,10 @@ fn check_features(
             } else {
                 format!("an {payload} spec")
             };
-            return Err(spec_error(at, format!("{} is not allowed in {place}", f.form.name())));
+            return Err(spec_error(
+                at,
+                format!("{} is not allowed in {place}", f.form.name()),
+            ));
         }
         let dtype_ok = match (&f.form, payload) {
             (Form::OfRecordRaw { .. }, _) => f.dtype != DType::Bytes,
@@ -604,7 +622,11 @@ fn check_features(
         if !dtype_ok {
             return Err(spec_error(
                 at,
-                format!("dtype {} is not allowed for {} in a {payload} spec", f.dtype, f.form.name()),
+                format!(
+                    "dtype {} is not allowed for {} in a {payload} spec",
+                    f.dtype,
+                    f.form.name()
+                ),
             ));
         }
         if f.sparse && f.form != Form::VarLen {
@@ -629,9 +651,7 @@ fn check_features(
                 (DefaultValue::Bytes(_), DType::Bytes) => true,
                 (DefaultValue::Int(_), DType::Float32 | DType::Float64) => true,
                 (DefaultValue::Float(_), DType::Float32 | DType::Float64) => true,
-                (DefaultValue::Int(v), DType::Int32) => {
-                    v.iter().all(|&x| i32::try_from(x).is_ok())
-                }
+                (DefaultValue::Int(v), DType::Int32) => v.iter().all(|&x| i32::try_from(x).is_ok()),
                 (DefaultValue::Int(_), DType::Int64) => true,
                 _ => false,
             };
@@ -663,7 +683,9 @@ pub(crate) fn default_bytes(d: &DefaultValue, dtype: DType, out: &mut Vec<u8>) {
         (DefaultValue::Float(v), DType::Float32) => {
             v.iter().for_each(|&x| out.extend((x as f32).to_le_bytes()))
         }
-        (DefaultValue::Float(v), DType::Float64) => v.iter().for_each(|x| out.extend(x.to_le_bytes())),
+        (DefaultValue::Float(v), DType::Float64) => {
+            v.iter().for_each(|x| out.extend(x.to_le_bytes()))
+        }
         _ => {}
     }
 }
@@ -774,7 +796,10 @@ fn feature_from_json(name: String, v: &JsonValue, part: &str) -> Result<FeatureS
             "form" => form = Some(json_str(value, &p)?.to_owned()),
             "dtype" => {
                 let s = json_str(value, &p)?;
-                dtype = Some(s.parse::<DType>().map_err(|e| spec_error(&p, e.to_string()))?);
+                dtype = Some(
+                    s.parse::<DType>()
+                        .map_err(|e| spec_error(&p, e.to_string()))?,
+                );
             }
             "shape" => shape = Some(json_shape(value, &p)?),
             "default" => default = Some(json_default(value, &p)?),
@@ -787,8 +812,24 @@ fn feature_from_json(name: String, v: &JsonValue, part: &str) -> Result<FeatureS
         }
     }
     let dtype = dtype.ok_or_else(|| spec_error(&at, "dtype is missing"))?;
+    // Floats that JSON cannot write as numbers are strings, as in protobuf's JSON.
+    if let (Some(DefaultValue::Bytes(b)), DType::Float32 | DType::Float64) = (&default, dtype) {
+        let special = |s: &[u8]| match s {
+            b"NaN" => Some(f64::NAN),
+            b"Infinity" => Some(f64::INFINITY),
+            b"-Infinity" => Some(f64::NEG_INFINITY),
+            _ => None,
+        };
+        if let Some(v) = b.iter().map(|s| special(s)).collect::<Option<Vec<f64>>>() {
+            default = Some(DefaultValue::Float(v));
+        }
+    }
     let form = form.ok_or_else(|| spec_error(&at, "form is missing"))?;
-    let needs_shape = || shape.clone().ok_or_else(|| spec_error(&at, "shape is missing"));
+    let needs_shape = || {
+        shape
+            .clone()
+            .ok_or_else(|| spec_error(&at, "shape is missing"))
+    };
     let form = match form.as_str() {
         "fixed_len" => Form::FixedLen {
             shape: needs_shape()?,
@@ -840,7 +881,12 @@ fn write_default(out: &mut Vec<u8>, d: &DefaultValue, scalar: bool) {
                 let s = if x.is_nan() {
                     "\"NaN\"".to_string()
                 } else if x.is_infinite() {
-                    (if x > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" }).to_string()
+                    (if x > 0.0 {
+                        "\"Infinity\""
+                    } else {
+                        "\"-Infinity\""
+                    })
+                    .to_string()
                 } else if x == x.trunc() && x.abs() < 1e16 {
                     format!("{x:.1}")
                 } else {
@@ -967,7 +1013,12 @@ fn py_default(d: &DefaultValue, scalar: bool) -> String {
                 if x.is_nan() {
                     "float(\"nan\")".into()
                 } else if x.is_infinite() {
-                    (if x > 0.0 { "float(\"inf\")" } else { "float(\"-inf\")" }).into()
+                    (if x > 0.0 {
+                        "float(\"inf\")"
+                    } else {
+                        "float(\"-inf\")"
+                    })
+                    .into()
                 } else if x == x.trunc() && x.abs() < 1e16 {
                     format!("{x:.1}")
                 } else {
@@ -1007,7 +1058,11 @@ fn tf_dtype(d: DType) -> String {
 fn tf_feature(f: &FeatureSpec) -> String {
     match &f.form {
         Form::FixedLen { shape, default } => {
-            let mut s = format!("tf.io.FixedLenFeature({}, {}", py_shape(shape), tf_dtype(f.dtype));
+            let mut s = format!(
+                "tf.io.FixedLenFeature({}, {}",
+                py_shape(shape),
+                tf_dtype(f.dtype)
+            );
             if let Some(d) = default {
                 let _ = write!(s, ", default_value={}", py_default(d, shape.is_empty()));
             }
@@ -1040,7 +1095,11 @@ fn tf_feature(f: &FeatureSpec) -> String {
             py_str(f.name.as_bytes()),
             py_tuple(shape),
             f.dtype.name(),
-            if *dim1_varying_length { "True" } else { "False" },
+            if *dim1_varying_length {
+                "True"
+            } else {
+                "False"
+            },
             if *auto_zero_padding { "True" } else { "False" },
         ),
     }

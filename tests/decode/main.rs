@@ -12,6 +12,7 @@ mod counting_alloc;
 #[path = "../support/mod.rs"]
 mod support;
 
+mod batch_alloc;
 mod count_memory;
 mod float_text;
 mod no_alloc;
