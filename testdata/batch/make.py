@@ -52,6 +52,11 @@ def tf_features(spec_dict):
     for name, f in spec_dict.items():
         dtype = TF_DTYPES[f["dtype"]]
         default = f.get("default")  # omitted -> None (TensorFlow's "no default")
+        if default is not None and f["dtype"] == "float32":
+            # As an array, not a Python float: eager TensorFlow caches scalar
+            # constants by value, and 0.0 == -0.0, so a default of 0.0 would
+            # come back as an earlier case's -0.0.
+            default = np.asarray(default, dtype=np.float32)
         form = f["form"]
         if form == "fixed_len":
             out[name] = tf.io.FixedLenFeature(f["shape"], dtype, default_value=default)
