@@ -8,8 +8,8 @@ use super::spec::{DType, FeatureSpec, Form, NameTable, Spec};
 use crate::error::{Error, ErrorKind, FeatureProblem};
 use crate::frame::Record;
 use crate::view::{
-    ExampleRef, FeatureListRef, FeatureRef, FeaturesRef, ListRef, NumList, OfRecordRef,
-    PayloadKind, SequenceExampleRef,
+    ExampleRef, FeatureListRef, FeaturesRef, ListRef, NumList, OfRecordRef, PayloadKind,
+    SequenceExampleRef,
 };
 use crate::wire::DecodeError;
 
@@ -369,6 +369,7 @@ fn decode_map<'a>(
     table: &NameTable,
     map: FeaturesRef<'a>,
     stamp: u64,
+    no_kind_is_absent: bool,
 ) -> Result<(), DecodeError> {
     for nf in map.entries() {
         let nf = nf?;
@@ -377,8 +378,17 @@ fn decode_map<'a>(
         };
         let col = &mut columns[c];
         let shape = shape_of(&features[c], false);
+        let list = nf.feature.list();
+        // parse_example reads a fixed_len Feature with no list as no entry
+        // at all: the default fills it, an earlier entry of the name stays.
+        // (A SequenceExample's context reads it as zero values.)
+        if no_kind_is_absent && matches!((shape, &list), (Shape::Fixed { .. }, Ok(None))) {
+            continue;
+        }
         col.begin_entry(stamp);
-        let r = col.append_feature(shape, nf.feature, nf.entry.offset);
+        let r = list
+            .map_err(Fail::from)
+            .and_then(|list| col.append_feature(shape, list, nf.entry.offset));
         col.end_entry(r);
     }
     Ok(())
@@ -434,10 +444,9 @@ impl<'a> Column<'a> {
     fn append_feature(
         &mut self,
         shape: Shape,
-        feature: FeatureRef<'a>,
+        list: Option<ListRef<'a>>,
         at: u64,
     ) -> Result<(), Fail> {
-        let list = feature.list()?;
         match shape {
             Shape::Fixed { elems } => {
                 let n = self.append_list(list, at)?;
@@ -597,11 +606,25 @@ fn decode_record<'a, R: Input<'a>>(
     let wire = match spec.payload() {
         PayloadKind::Example => {
             let map = ExampleRef::new(payload, base).features();
-            decode_map(&mut batch.columns, spec.features(), &spec.table, map, stamp)
+            decode_map(
+                &mut batch.columns,
+                spec.features(),
+                &spec.table,
+                map,
+                stamp,
+                true,
+            )
         }
         PayloadKind::OfRecord | PayloadKind::Raw => {
             let map = OfRecordRef::new(payload, base).features();
-            decode_map(&mut batch.columns, spec.features(), &spec.table, map, stamp)
+            decode_map(
+                &mut batch.columns,
+                spec.features(),
+                &spec.table,
+                map,
+                stamp,
+                true,
+            )
         }
         PayloadKind::SequenceExample => {
             let seq = SequenceExampleRef::new(payload, base);
@@ -611,6 +634,7 @@ fn decode_record<'a, R: Input<'a>>(
                 &spec.table,
                 seq.context(),
                 stamp,
+                false,
             )
             .and_then(|()| {
                 decode_lists(
@@ -633,6 +657,29 @@ fn decode_record<'a, R: Input<'a>>(
     if let Err(e) = wire {
         return Err(tag(Error::new(ErrorKind::Decode(e.reason), e.offset)));
     }
+    // TensorFlow's order: an error in a present feature (the last one on the
+    // wire when there are several) before a missing one.
+    let mut worst: Option<(u64, usize, bool)> = None;
+    for (in_sequence, columns) in [(false, &batch.columns), (true, &batch.sequence)] {
+        for (c, col) in columns.iter().enumerate() {
+            if let Some(fail) = &col.pending {
+                let at = fail.offset();
+                if worst.is_none_or(|(w, _, _)| at > w) {
+                    worst = Some((at, c, in_sequence));
+                }
+            }
+        }
+    }
+    if let Some((_, c, in_sequence)) = worst {
+        let (col, f) = if in_sequence {
+            (&mut batch.sequence[c], &spec.sequence()[c])
+        } else {
+            (&mut batch.columns[c], &spec.features()[c])
+        };
+        if let Some(fail) = col.pending.take() {
+            return Err(tag(fail.into_error(f)));
+        }
+    }
     let parts = [
         (&mut batch.columns, spec.features(), false),
         (&mut batch.sequence, spec.sequence(), true),
@@ -640,21 +687,33 @@ fn decode_record<'a, R: Input<'a>>(
     for (columns, features, in_sequence) in parts {
         for (col, f) in columns.iter_mut().zip(features) {
             if let Err(fail) = col.end_row(f, shape_of(f, in_sequence), stamp, base) {
-                let e = match fail {
-                    Fail::Decode(e) => Error::new(ErrorKind::Decode(e.reason), e.offset),
-                    Fail::Feature(at, problem) => Error::new(
-                        ErrorKind::Feature {
-                            feature: Arc::from(f.name.as_str()),
-                            problem,
-                        },
-                        at,
-                    ),
-                };
-                return Err(tag(e));
+                return Err(tag(fail.into_error(f)));
             }
         }
     }
     Ok(())
+}
+
+impl Fail {
+    fn offset(&self) -> u64 {
+        match self {
+            Fail::Decode(e) => e.offset,
+            Fail::Feature(at, _) => *at,
+        }
+    }
+
+    fn into_error(self, f: &FeatureSpec) -> Error {
+        match self {
+            Fail::Decode(e) => Error::new(ErrorKind::Decode(e.reason), e.offset),
+            Fail::Feature(at, problem) => Error::new(
+                ErrorKind::Feature {
+                    feature: Arc::from(f.name.as_str()),
+                    problem,
+                },
+                at,
+            ),
+        }
+    }
 }
 
 impl<'a> Column<'a> {

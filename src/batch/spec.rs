@@ -629,6 +629,21 @@ fn check_features(
                 ),
             ));
         }
+        match (&f.form, sequence) {
+            (Form::FixedLenSequence { allow_missing: false, .. }, false) => {
+                return Err(spec_error(
+                    at,
+                    "a fixed_len_sequence feature of an example needs allow_missing, as in TensorFlow",
+                ))
+            }
+            (Form::FixedLenSequence { default: Some(_), .. }, true) => {
+                return Err(spec_error(
+                    format!("{at}.default"),
+                    "a sequence feature pads with zeros or empty bytes and takes no default, as in TensorFlow",
+                ))
+            }
+            _ => {}
+        }
         if f.sparse && f.form != Form::VarLen {
             return Err(spec_error(at, "sparse is only for var_len features"));
         }

@@ -101,43 +101,57 @@ fn naive(records: &[Vec<u8>], spec: &Spec) -> (Vec<Expected>, Option<(usize, Str
         .collect();
     for (r, bytes) in records.iter().enumerate() {
         let ex = ExampleRef::new(bytes, 0);
+        let entries: Vec<_> = ex.features().entries().map(Result::unwrap).collect();
         let mut row = Vec::new();
+        // Errors of present features: (offset of the entry, feature); the
+        // last on the wire is reported, before any missing feature.
+        let mut present_errors = Vec::new();
+        let mut missing = None;
         for f in spec.features() {
-            let got = ex.get(&f.name).unwrap();
-            let fail = || Some((r, f.name.clone()));
+            // The last entry of the name; for fixed_len, the last one that
+            // holds a list (a Feature with none counts as no entry).
+            let fixed = matches!(f.form, Form::FixedLen { .. });
+            let got = entries.iter().rev().find(|e| {
+                e.name() == f.name.as_bytes() && !(fixed && e.feature.list().unwrap().is_none())
+            });
             let values = match got {
                 None => None,
-                Some(feature) => {
-                    let (kind, values) = list_values(feature.list().unwrap()).unwrap();
+                Some(e) => {
+                    let (kind, values) = list_values(e.feature.list().unwrap()).unwrap();
                     if kind.is_some_and(|k| k != f.dtype) {
-                        return (cols, fail());
+                        present_errors.push((e.entry.offset, f.name.clone()));
                     }
-                    Some(values)
+                    Some((e.entry.offset, values))
                 }
             };
             let elems = f.elements();
             let row_values = match (&f.form, values) {
                 (Form::FixedLen { .. }, None) => match default_values(f) {
                     Some(d) => d,
-                    None => return (cols, fail()),
-                },
-                (Form::FixedLen { .. }, Some(v)) if v.len() != elems => return (cols, fail()),
-                (
-                    Form::FixedLenSequence {
-                        allow_missing: false,
-                        ..
-                    },
-                    None,
-                ) => return (cols, fail()),
-                (Form::FixedLenSequence { .. }, Some(v)) if elems == 0 || v.len() % elems != 0 => {
-                    if !(elems == 0 && v.is_empty()) {
-                        return (cols, fail());
+                    None => {
+                        missing = missing.or(Some(f.name.clone()));
+                        vec![]
                     }
-                    v
+                },
+                (Form::FixedLen { .. }, Some((at, v))) if v.len() != elems => {
+                    present_errors.push((at, f.name.clone()));
+                    vec![]
                 }
-                (_, v) => v.unwrap_or_default(),
+                (Form::FixedLenSequence { .. }, Some((at, v)))
+                    if v.len().checked_rem(elems).unwrap_or(v.len()) != 0 =>
+                {
+                    present_errors.push((at, f.name.clone()));
+                    vec![]
+                }
+                (_, v) => v.map(|(_, v)| v).unwrap_or_default(),
             };
             row.push(row_values);
+        }
+        if let Some((_, name)) = present_errors.iter().max_by_key(|(at, _)| *at) {
+            return (cols, Some((r, name.clone())));
+        }
+        if let Some(name) = missing {
+            return (cols, Some((r, name)));
         }
         for (c, v) in cols.iter_mut().zip(row) {
             c.rows.push(v);
@@ -262,7 +276,7 @@ fn arb_feature(i: usize) -> impl Strategy<Value = FeatureSpec> {
                         }
                     }
                     _ => FeatureSpec::fixed_len_sequence(name.clone(), dtype, &shape)
-                        .allow_missing(flag),
+                        .allow_missing(true),
                 };
                 if let Some(d) = default.clone() {
                     f = f.default_value(d);
@@ -686,16 +700,20 @@ fn buffers_are_64_byte_aligned() {
 fn spec_json_round_trips_and_rejects_mistakes() {
     let text = br#"{"payload": "sequence_example",
         "features": {"label": {"form": "fixed_len", "dtype": "int64", "shape": [], "default": -3},
-                     "w": {"form": "fixed_len", "dtype": "float", "shape": [2], "default": [0.5, 1e30]},
+                     "w": {"form": "fixed_len", "dtype": "float", "shape": [2], "default": ["NaN", "-Infinity"]},
                      "s": {"form": "fixed_len", "dtype": "string", "shape": [], "default": "un\u00e9k"}},
-        "sequence": {"frames": {"form": "fixed_len_sequence", "dtype": "float32", "shape": [3], "allow_missing": true, "default": "NaN"},
+        "sequence": {"frames": {"form": "fixed_len_sequence", "dtype": "float32", "shape": [3], "allow_missing": true},
                      "words": {"form": "var_len", "dtype": "bytes", "sparse": true, "borrow": true}}}"#;
     let spec = Spec::from_json(text).unwrap();
     assert_eq!(spec.features().len(), 3);
     assert_eq!(spec.features()[1].dtype, DType::Float32);
     let again = Spec::from_json(spec.to_json().as_bytes()).unwrap();
     assert_eq!(again.to_json(), spec.to_json());
-    assert_eq!(again.features(), spec.features());
+    // (NaN defaults: compared by their text, NaN != NaN.)
+    assert_eq!(
+        format!("{:?}", again.features()),
+        format!("{:?}", spec.features())
+    );
     let tf = spec.to_tensorflow();
     assert!(
         tf.contains(r#""label": tf.io.FixedLenFeature([], tf.int64, default_value=-3),"#),
@@ -717,6 +735,8 @@ fn spec_json_round_trips_and_rejects_mistakes() {
         (br#"{"payload": "example", "sequence": {}}"#, "only a sequence_example"),
         (br#"{"features": {"a": {"form": "fixed_len", "dtype": "int64", "shape": [-1]}}}"#, "not a size"),
         (br#"[1]"#, "a JSON object"),
+        (br#"{"features": {"a": {"form": "fixed_len_sequence", "dtype": "int64", "shape": []}}}"#, "needs allow_missing"),
+        (br#"{"payload": "sequence_example", "sequence": {"a": {"form": "fixed_len_sequence", "dtype": "int64", "shape": [], "allow_missing": true, "default": 1}}}"#, "takes no default"),
     ] {
         let err = Spec::from_json(bad).unwrap_err().to_string();
         assert!(err.contains(says), "{err} lacks {says}");

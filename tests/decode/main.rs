@@ -21,3 +21,4 @@ mod prost_differential;
 mod reference_decoder;
 mod seed_dumps;
 mod strict_mode;
+mod tf_parse;
