@@ -54,11 +54,13 @@
 mod buf;
 mod column;
 mod decode;
+mod infer;
 mod spec;
 
 pub use buf::{AlignedBuf, ALIGN};
 pub use column::{Batch, Column, ColumnValue, Layout, Sparse};
 pub use decode::{decode, Decoder, Input};
+pub use infer::SpecInference;
 pub use spec::{DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
 
 #[cfg(test)]

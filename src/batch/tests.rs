@@ -742,3 +742,87 @@ fn spec_json_round_trips_and_rejects_mistakes() {
         assert!(err.contains(says), "{err} lacks {says}");
     }
 }
+
+#[test]
+fn inference_gives_fixed_len_where_every_record_agrees() {
+    let mut inf = SpecInference::new(crate::view::PayloadKind::SequenceExample);
+    for i in 0..4usize {
+        let mut context = vec![
+            ("id", Feature::Int64(vec![i as i64])),
+            ("w", Feature::Float(vec![0.5; 2])),
+        ];
+        if i % 2 == 0 {
+            context.push(("sometimes", Feature::Int64(vec![1])));
+        }
+        context.push((
+            "mixed",
+            if i == 0 {
+                Feature::Int64(vec![1])
+            } else {
+                Feature::Float(vec![1.0])
+            },
+        ));
+        context.push(("nokind", Feature::None));
+        let context: Features = context.into_iter().collect();
+        let mut lists = vec![
+            (
+                "rgb",
+                FeatureList {
+                    features: vec![Feature::Float(vec![0.0; 3]); i],
+                },
+            ),
+            (
+                "words",
+                FeatureList {
+                    features: (0..i).map(|j| Feature::Bytes(vec![vec![]; j])).collect(),
+                },
+            ),
+        ];
+        if i > 0 {
+            lists.push((
+                "always",
+                FeatureList {
+                    features: vec![Feature::Int64(vec![7]); 2],
+                },
+            ));
+        }
+        let lists: FeatureLists = lists.into_iter().collect();
+        let bytes = SequenceExample {
+            context: Some(context),
+            feature_lists: Some(lists),
+        }
+        .to_bytes()
+        .unwrap();
+        inf.add(&bytes, 0).unwrap();
+    }
+    let (spec, notes) = inf.finish();
+    let json = spec.to_json();
+    assert!(
+        json.contains(r#""id": {"form": "fixed_len", "dtype": "int64", "shape": []}"#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#""w": {"form": "fixed_len", "dtype": "float32", "shape": [2]}"#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#""sometimes": {"form": "var_len", "dtype": "int64"}"#),
+        "{json}"
+    );
+    assert!(json.contains(r#""rgb": {"form": "fixed_len_sequence", "dtype": "float32", "shape": [3], "allow_missing": false}"#), "{json}");
+    assert!(
+        json.contains(r#""words": {"form": "var_len", "dtype": "bytes"}"#),
+        "{json}"
+    );
+    assert!(json.contains(r#""always": {"form": "fixed_len_sequence", "dtype": "int64", "shape": [], "allow_missing": true}"#), "{json}");
+    assert!(
+        !json.contains("mixed") && !json.contains("nokind"),
+        "{json}"
+    );
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].contains("mixed: left out, it holds float_list and int64_list"),
+        "{notes:?}"
+    );
+    assert!(notes[1].contains("nokind: left out"), "{notes:?}");
+}
