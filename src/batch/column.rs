@@ -320,6 +320,8 @@ pub struct Batch<'a> {
     pub(crate) sequence: Vec<Column<'a>>,
     /// Per-thread batches of a parallel decode (reused like the columns).
     pub(crate) parts: Vec<Batch<'a>>,
+    /// The records of a decode by ids or from an iterator (reused).
+    pub(crate) records: Vec<crate::frame::Record<'a>>,
 }
 
 impl<'a> Batch<'a> {

@@ -1027,6 +1027,98 @@ impl Decoder {
     }
 }
 
+impl Decoder {
+    /// Decodes records `ids` of `dataset`, in the order given (see
+    /// [`decode`]); each record's errors name its file and its global id.
+    /// An id past the end is an [`id_out_of_range`](ErrorKind::IdOutOfRange)
+    /// error; a record that cannot be read (a bad CRC, say) ends the batch
+    /// there: the records before it are decoded and the read error returned.
+    ///
+    /// ```
+    /// # use recordwire::batch::{Batch, DType, Decoder, FeatureSpec, Spec};
+    /// # use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("train.tfrecord");
+    /// # let opts = WriterOptions::new(recordwire::frame::Framing::TfRecord);
+    /// # let mut w = RecordWriter::create(&path, opts)?;
+    /// # for i in 0..10i64 {
+    /// #     let f: Features = [("label", Feature::Int64(vec![i]))].into_iter().collect();
+    /// #     w.write_record(&Example::with_features(f).to_bytes()?)?;
+    /// # }
+    /// # w.finish()?;
+    /// let dataset = recordwire::index::Dataset::open(&[&path], &Default::default())?;
+    /// let spec = Spec::example(vec![FeatureSpec::fixed_len("label", DType::Int64, &[])])?;
+    /// let mut batch = Batch::new();
+    /// Decoder::new(1).decode_ids(&dataset, &[7, 2, 9], &spec, &mut batch)?;
+    /// assert_eq!(batch.column("label").unwrap().values::<i64>().unwrap(), [7, 2, 9]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decode_ids<'a>(
+        &self,
+        dataset: &'a crate::index::Dataset,
+        ids: &[u64],
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<(), Error> {
+        let mut records = std::mem::take(&mut batch.records);
+        records.clear();
+        let mut failed = None;
+        for &id in ids {
+            match dataset.get(id) {
+                Ok(Some(r)) => records.push(r),
+                Ok(None) => {
+                    let len = dataset.len();
+                    failed = Some(Error::new(ErrorKind::IdOutOfRange { id, len }, 0));
+                    break;
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let r = self.decode(&records, spec, batch);
+        batch.records = records;
+        r?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Decodes up to `max` records from `records` (a reader's iterator, say);
+    /// returns how many were taken. A read error ends the batch there, as in
+    /// [`decode_ids`](Self::decode_ids).
+    pub fn decode_from<'a, I>(
+        &self,
+        records: &mut I,
+        max: usize,
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<usize, Error>
+    where
+        I: Iterator<Item = Result<Record<'a>, Error>>,
+    {
+        let mut taken = std::mem::take(&mut batch.records);
+        taken.clear();
+        let mut failed = None;
+        for r in records.by_ref() {
+            match r {
+                Ok(r) => taken.push(r),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            if taken.len() == max {
+                break;
+            }
+        }
+        let n = taken.len();
+        let r = self.decode(&taken, spec, batch);
+        batch.records = taken;
+        r?;
+        failed.map_or(Ok(n), Err)
+    }
+}
+
 /// Decodes chunk `k` into `first` and the following chunks into `rest`, in
 /// parallel (by halves, with `rayon::join`, which needs no allocation).
 fn run_parts<'a, R: Input<'a>>(

@@ -826,3 +826,39 @@ fn inference_gives_fixed_len_where_every_record_agrees() {
     );
     assert!(notes[1].contains("nokind: left out"), "{notes:?}");
 }
+
+#[test]
+fn decode_ids_and_decode_from_read_files_and_stop_at_the_first_bad_read() {
+    use crate::encode::{RecordWriter, WriterOptions};
+    use crate::frame::Framing;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.tfrecord");
+    let mut w = RecordWriter::create(&path, WriterOptions::new(Framing::TfRecord)).unwrap();
+    for i in 0..20i64 {
+        w.write_record(&example(vec![("x", Feature::Int64(vec![i; (i % 3) as usize]))])).unwrap();
+    }
+    w.finish().unwrap();
+    let dataset = crate::index::Dataset::open(&[&path], &Default::default()).unwrap();
+    let spec = Spec::example(vec![FeatureSpec::var_len("x", DType::Int64)]).unwrap();
+    let mut batch = Batch::new();
+    let decoder = Decoder::new(2);
+    decoder.decode_ids(&dataset, &[5, 19, 4], &spec, &mut batch).unwrap();
+    assert_eq!(batch.columns()[0].values::<i64>().unwrap(), [5, 5, 19, 4]);
+    assert_eq!(batch.columns()[0].row_splits().unwrap(), [0, 2, 3, 4]);
+    let err = decoder.decode_ids(&dataset, &[1, 20, 2], &spec, &mut batch).unwrap_err();
+    assert_eq!(err.kind(), &crate::ErrorKind::IdOutOfRange { id: 20, len: 20 });
+    assert_eq!(batch.rows(), 1, "the record before the bad id is decoded");
+    // From an iterator, in batches of 8.
+    let file = std::fs::read(&path).unwrap();
+    let mut it = crate::frame::records(&file, Framing::TfRecord, Default::default());
+    let mut total = 0;
+    loop {
+        let n = decoder.decode_from(&mut it, 8, &spec, &mut batch).unwrap();
+        assert_eq!(batch.rows(), n);
+        total += n;
+        if n < 8 {
+            break;
+        }
+    }
+    assert_eq!(total, 20);
+}
