@@ -164,15 +164,20 @@ impl<'a> Column<'a> {
     /// Appends the values of `list` (which must be of the column's type) and
     /// returns how many.
     #[inline]
-    fn append_list(&mut self, list: Option<ListRef<'a>>, at: u64) -> Result<usize, Fail> {
+    fn append_list(
+        &mut self,
+        list: Option<ListRef<'a>>,
+        exact: Option<usize>,
+        at: u64,
+    ) -> Result<usize, Fail> {
         let Some(list) = list else {
             return Ok(0);
         };
         match (list, self.dtype) {
-            (ListRef::Int64(l), DType::Int64) => append_num(&mut self.values, l),
-            (ListRef::Float(l), DType::Float32) => append_num(&mut self.values, l),
-            (ListRef::Int32(l), DType::Int32) => append_num(&mut self.values, l),
-            (ListRef::Double(l), DType::Float64) => append_num(&mut self.values, l),
+            (ListRef::Int64(l), DType::Int64) => append_num(&mut self.values, l, exact),
+            (ListRef::Float(l), DType::Float32) => append_num(&mut self.values, l, exact),
+            (ListRef::Int32(l), DType::Int32) => append_num(&mut self.values, l, exact),
+            (ListRef::Double(l), DType::Float64) => append_num(&mut self.values, l, exact),
             (ListRef::Bytes(l), DType::Bytes) => {
                 let mut n = 0;
                 if self.borrow {
@@ -335,14 +340,24 @@ fn raw_values<T: crate::view::Element>(
     Ok(n)
 }
 
+/// Decodes a numeric list straight into the column in one pass: room for
+/// `exact` values (a fixed_len feature's count: any other count is an error
+/// the caller reports) or for the list's bound, then the values, then the
+/// length cut to what the list held.
 #[inline]
 fn append_num<T: crate::view::Element + bytemuck::Pod>(
     values: &mut super::buf::AlignedBuf,
     l: NumList<'_, T>,
+    exact: Option<usize>,
 ) -> Result<usize, Fail> {
-    let n = l.len()?;
-    let out = values.extend_typed::<T>(n);
-    l.copy_to_slice(out)?;
+    let room = match exact {
+        Some(n) => n,
+        None => l.len_bound()?,
+    };
+    let start = values.len();
+    let out = values.extend_typed::<T>(room);
+    let n = l.copy_to_slice(out)?;
+    values.truncate(start + n.min(room) * std::mem::size_of::<T>());
     Ok(n)
 }
 
@@ -449,7 +464,7 @@ impl<'a> Column<'a> {
     ) -> Result<(), Fail> {
         match shape {
             Shape::Fixed { elems } => {
-                let n = self.append_list(list, at)?;
+                let n = self.append_list(list, Some(elems), at)?;
                 if n != elems {
                     let problem = FeatureProblem::WrongCount {
                         expected: elems,
@@ -459,10 +474,10 @@ impl<'a> Column<'a> {
                 }
             }
             Shape::VarLen => {
-                self.append_list(list, at)?;
+                self.append_list(list, None, at)?;
             }
             Shape::Padded { elems, .. } => {
-                let n = self.append_list(list, at)?;
+                let n = self.append_list(list, None, at)?;
                 if (elems == 0 && n != 0) || (elems != 0 && n % elems != 0) {
                     let problem = FeatureProblem::NotMultiple {
                         element: elems,
@@ -490,7 +505,7 @@ impl<'a> Column<'a> {
             let values = frame.list()?;
             match shape {
                 Shape::Padded { elems, .. } => {
-                    let n = self.append_list(values, at)?;
+                    let n = self.append_list(values, Some(elems), at)?;
                     if n != elems {
                         let problem = FeatureProblem::WrongFrameCount {
                             frame: i,
@@ -501,7 +516,7 @@ impl<'a> Column<'a> {
                     }
                 }
                 _ => {
-                    self.append_list(values, at)?;
+                    self.append_list(values, None, at)?;
                     self.frame_splits.push(self.len() as i64);
                 }
             }

@@ -218,6 +218,18 @@ impl<'a, T: Element> NumList<'a, T> {
         Ok(self.len()? == 0)
     }
 
+    /// A bound on the number of values, found without reading them: for one
+    /// packed run (the usual list) its length in bytes for varints (each
+    /// takes at least one byte), its exact count for fixed-width values;
+    /// otherwise the exact count ([`len`](Self::len)). Enough room for
+    /// [`copy_to_slice`](Self::copy_to_slice) to decode the list in one pass.
+    pub fn len_bound(&self) -> Result<usize, DecodeError> {
+        if let Some((b, _)) = self.list.single_len_field(1) {
+            return Ok(if T::WIDTH == 0 { b.len() } else { b.len() / T::WIDTH });
+        }
+        self.len()
+    }
+
     /// The raw bytes of the list when it is one packed run (or empty): for
     /// `float`/`double` these are the little-endian values, for integers the
     /// packed varints. `None` when the values come in several runs or
