@@ -132,7 +132,10 @@ fn main() -> ExitCode {
         ));
     }
     let supported = spec.payload() == recordwire::view::PayloadKind::Example
-        && spec.features().iter().all(|f| matches!(f.form, Form::FixedLen { .. } | Form::VarLen));
+        && spec
+            .features()
+            .iter()
+            .all(|f| matches!(f.form, Form::FixedLen { .. } | Form::VarLen));
     if supported {
         let k = spec.features().len();
         let mut h = Hand {

@@ -12,6 +12,7 @@
 #   index                   u16 index length + index + data: the small record files with no
 #                           index, and with their native, DALI and offset-table indexes when a
 #                           built `recordwire` is at $RECORDWIRE (default ../target/release/recordwire)
+#   batch_decode            a spec byte (0 to 3, see fuzz/src/batch.rs) + each payload above
 #   order                   one input per mode, tail policy and scale (the first byte picks
 #                           them, see fuzz/src/order.rs), the rest cut from a reference file
 #
@@ -25,7 +26,7 @@ testdata=../testdata
 corpus=corpus
 max=16384
 
-targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order"
+targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode"
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
@@ -116,6 +117,21 @@ for first in $(seq 0 11) $(seq 128 139); do
         dd if="$testdata/ref/small.tfrecord" bs=1 skip=$((first * 3)) count=64 status=none
     } >"$corpus/order/seed-$first"
 done
+
+# The batched decoder: a spec byte (which spec of fuzz/src/batch.rs) + a payload.
+seed_batch() {
+    local from=$1 f
+    shift
+    for f in "$corpus/$from"/*; do
+        [ -f "$f" ] || continue
+        for pick in "$@"; do
+            { printf "\\$(printf %03o "$pick")"; cat "$f"; } >"$corpus/batch_decode/$pick-$(basename "$f")"
+        done
+    done
+}
+seed_batch example_view 0 1
+seed_batch sequence_example_view 2
+seed_batch ofrecord_view 3
 
 # Inputs that once crashed a target, and the corpus kept in the repository.
 for t in $targets; do

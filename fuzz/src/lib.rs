@@ -15,6 +15,7 @@ use recordwire::view::{
 };
 use recordwire::{DecodeError, Error};
 
+pub mod batch;
 pub mod order;
 pub mod targets;
 

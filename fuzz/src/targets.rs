@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The names of the targets, as `cargo fuzz list` gives them.
-pub const NAMES: [&str; 11] = [
+pub const NAMES: [&str; 12] = [
     "framing",
     "stream",
     "example_view",
@@ -25,6 +25,7 @@ pub const NAMES: [&str; 11] = [
     "roundtrip",
     "index",
     "order",
+    "batch_decode",
 ];
 
 /// Runs the target `name` on `data`; `false` when there is no such target.
@@ -41,6 +42,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "roundtrip" => roundtrip(data),
         "index" => index(data),
         "order" => order(data),
+        "batch_decode" => super::batch::batch_decode(data),
         _ => return false,
     }
     true

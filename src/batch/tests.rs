@@ -835,18 +835,29 @@ fn decode_ids_and_decode_from_read_files_and_stop_at_the_first_bad_read() {
     let path = dir.path().join("a.tfrecord");
     let mut w = RecordWriter::create(&path, WriterOptions::new(Framing::TfRecord)).unwrap();
     for i in 0..20i64 {
-        w.write_record(&example(vec![("x", Feature::Int64(vec![i; (i % 3) as usize]))])).unwrap();
+        w.write_record(&example(vec![(
+            "x",
+            Feature::Int64(vec![i; (i % 3) as usize]),
+        )]))
+        .unwrap();
     }
     w.finish().unwrap();
     let dataset = crate::index::Dataset::open([&path], &Default::default()).unwrap();
     let spec = Spec::example(vec![FeatureSpec::var_len("x", DType::Int64)]).unwrap();
     let mut batch = Batch::new();
     let decoder = Decoder::new(2);
-    decoder.decode_ids(&dataset, &[5, 19, 4], &spec, &mut batch).unwrap();
+    decoder
+        .decode_ids(&dataset, &[5, 19, 4], &spec, &mut batch)
+        .unwrap();
     assert_eq!(batch.columns()[0].values::<i64>().unwrap(), [5, 5, 19, 4]);
     assert_eq!(batch.columns()[0].row_splits().unwrap(), [0, 2, 3, 4]);
-    let err = decoder.decode_ids(&dataset, &[1, 20, 2], &spec, &mut batch).unwrap_err();
-    assert_eq!(err.kind(), &crate::ErrorKind::IdOutOfRange { id: 20, len: 20 });
+    let err = decoder
+        .decode_ids(&dataset, &[1, 20, 2], &spec, &mut batch)
+        .unwrap_err();
+    assert_eq!(
+        err.kind(),
+        &crate::ErrorKind::IdOutOfRange { id: 20, len: 20 }
+    );
     assert_eq!(batch.rows(), 1, "the record before the bad id is decoded");
     // From an iterator, in batches of 8.
     let file = std::fs::read(&path).unwrap();

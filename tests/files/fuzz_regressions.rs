@@ -123,6 +123,7 @@ targets!(
     roundtrip,
     index,
     order,
+    batch_decode,
 );
 
 /// Every saved crash belongs to a target.
