@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::column::{Batch, Column, Mark};
+use super::finish::finish;
 use super::spec::{DType, FeatureSpec, Form, NameTable, Spec};
 use crate::error::{Error, ErrorKind, FeatureProblem};
 use crate::frame::Record;
@@ -76,7 +77,7 @@ impl From<DecodeError> for Fail {
 
 /// The form of a column as the decoder sees it.
 #[derive(Debug, Clone, Copy)]
-enum Shape {
+pub(super) enum Shape {
     /// `elems` values per record, in place.
     Fixed { elems: usize },
     /// Any number of values per record.
@@ -90,7 +91,7 @@ enum Shape {
     Raw { elems: usize, fewer: bool },
 }
 
-fn shape_of(f: &FeatureSpec, in_sequence: bool) -> Shape {
+pub(super) fn shape_of(f: &FeatureSpec, in_sequence: bool) -> Shape {
     let elems = f.elements();
     match &f.form {
         Form::FixedLen { .. } => Shape::Fixed { elems },
@@ -362,7 +363,7 @@ fn append_num<T: crate::view::Element + bytemuck::Pod>(
 }
 
 /// The default of a bytes feature as a slice of the spec (element `i`).
-fn spec_bytes_default(f: &FeatureSpec, i: usize) -> Option<&[u8]> {
+pub(super) fn spec_bytes_default(f: &FeatureSpec, i: usize) -> Option<&[u8]> {
     match &f.form {
         Form::FixedLen {
             default: Some(super::spec::DefaultValue::Bytes(b)),
@@ -580,7 +581,7 @@ impl<'a> Column<'a> {
 
 /// Decodes `records` into `batch` (not finished: no padding, no sparse
 /// form). On an error, the rows before the failing record stay.
-fn decode_rows<'a, R: Input<'a>>(
+pub(super) fn decode_rows<'a, R: Input<'a>>(
     records: &[R],
     first: usize,
     spec: &'a Spec,
@@ -731,202 +732,6 @@ impl Fail {
     }
 }
 
-impl<'a> Column<'a> {
-    /// Appends `other`'s rows (both unfinished) after this column's.
-    fn append_rows(&mut self, other: &Column<'a>, shape: Shape) {
-        let (values_before, frames_before) = (
-            self.len() as i64,
-            self.frame_splits.count::<i64>() as i64 - 1,
-        );
-        match (self.dtype, self.borrow) {
-            (DType::Bytes, true) => self.borrowed.extend_from_slice(&other.borrowed),
-            (DType::Bytes, false) => {
-                let data_before = self.values.len() as i64;
-                self.values.extend_from_slice(other.values.as_bytes());
-                let src = &other.offsets.typed::<i64>()[1..];
-                let dst = self.offsets.extend_typed::<i64>(src.len());
-                for (d, s) in dst.iter_mut().zip(src) {
-                    *d = s + data_before;
-                }
-            }
-            _ => self.values.extend_from_slice(other.values.as_bytes()),
-        }
-        self.lengths.extend_from_slice(other.lengths.as_bytes());
-        let shift = |dst: &mut super::buf::AlignedBuf, src: &super::buf::AlignedBuf, by: i64| {
-            let src = &src.typed::<i64>()[1..];
-            let out = dst.extend_typed::<i64>(src.len());
-            for (d, s) in out.iter_mut().zip(src) {
-                *d = s + by;
-            }
-        };
-        match shape {
-            Shape::VarLen | Shape::Padded { .. } => {
-                shift(&mut self.splits, &other.splits, values_before)
-            }
-            Shape::RaggedFrames => {
-                shift(&mut self.splits, &other.splits, frames_before);
-                shift(&mut self.frame_splits, &other.frame_splits, values_before);
-            }
-            Shape::Fixed { .. } | Shape::Raw { .. } => {}
-        }
-    }
-
-    /// Turns the decoded rows into the column's final form: shapes, padding
-    /// of sequence columns, lengths, sparse indices.
-    fn finish(&mut self, spec: &'a FeatureSpec, shape: Shape, rows: usize) {
-        self.shape.clear();
-        self.shape.push(rows);
-        let inner = spec.form.shape().unwrap_or_default();
-        match shape {
-            Shape::Fixed { .. } | Shape::Raw { .. } => self.shape.extend_from_slice(inner),
-            Shape::VarLen => {
-                if self.sparse_wanted {
-                    self.sparse_2d(rows);
-                }
-            }
-            Shape::RaggedFrames => {
-                if self.sparse_wanted {
-                    self.sparse_3d(rows);
-                }
-            }
-            Shape::Padded { elems, .. } => {
-                let max = self.pad(spec, elems, rows);
-                self.shape.push(max);
-                self.shape.extend_from_slice(inner);
-            }
-        }
-    }
-
-    fn sparse_2d(&mut self, rows: usize) {
-        self.indices.clear();
-        let mut max = 0;
-        let splits = self.splits.typed::<i64>();
-        let out = self.indices.extend_typed::<i64>(2 * splits[rows] as usize);
-        let mut k = 0;
-        for r in 0..rows {
-            let n = (splits[r + 1] - splits[r]) as usize;
-            max = max.max(n);
-            for j in 0..n {
-                out[k] = r as i64;
-                out[k + 1] = j as i64;
-                k += 2;
-            }
-        }
-        self.sparse_shape.clear();
-        self.sparse_shape.extend_from_slice(&[rows, max]);
-    }
-
-    fn sparse_3d(&mut self, rows: usize) {
-        self.indices.clear();
-        let (mut max_frames, mut max_values) = (0, 0);
-        let splits = self.splits.typed::<i64>();
-        let frames = self.frame_splits.typed::<i64>();
-        let total = frames[splits[rows] as usize] as usize;
-        let out = self.indices.extend_typed::<i64>(3 * total);
-        let mut k = 0;
-        for r in 0..rows {
-            let (f0, f1) = (splits[r] as usize, splits[r + 1] as usize);
-            max_frames = max_frames.max(f1 - f0);
-            for f in f0..f1 {
-                let n = (frames[f + 1] - frames[f]) as usize;
-                max_values = max_values.max(n);
-                for j in 0..n {
-                    out[k..k + 3].copy_from_slice(&[r as i64, (f - f0) as i64, j as i64]);
-                    k += 3;
-                }
-            }
-        }
-        self.sparse_shape.clear();
-        self.sparse_shape
-            .extend_from_slice(&[rows, max_frames, max_values]);
-    }
-
-    /// Pads each row to the longest (in elements of `elems` values) with the
-    /// default; sets the lengths; returns the longest.
-    fn pad(&mut self, spec: &'a FeatureSpec, elems: usize, rows: usize) -> usize {
-        let splits = self.splits.typed::<i64>();
-        self.lengths.clear();
-        let lens = self.lengths.extend_typed::<i64>(rows);
-        let mut max = 0;
-        for r in 0..rows {
-            let n = (splits[r + 1] - splits[r]) as usize;
-            let units = n.checked_div(elems).unwrap_or(0);
-            lens[r] = units as i64;
-            max = max.max(units);
-        }
-        let slot = max * elems;
-        match (self.dtype, self.borrow) {
-            (DType::Bytes, _) => {
-                let fill = spec_bytes_default(spec, 0).unwrap_or_default();
-                if self.borrow {
-                    self.spare_borrowed.clear();
-                    for r in 0..rows {
-                        let (a, b) = (splits[r] as usize, splits[r + 1] as usize);
-                        self.spare_borrowed.extend_from_slice(&self.borrowed[a..b]);
-                        for _ in (b - a)..slot {
-                            self.spare_borrowed.push(fill);
-                        }
-                    }
-                    std::mem::swap(&mut self.borrowed, &mut self.spare_borrowed);
-                } else {
-                    self.spare.clear();
-                    self.spare_offsets.clear();
-                    self.spare_offsets.push(0i64);
-                    let offsets = self.offsets.typed::<i64>();
-                    let data = self.values.as_bytes();
-                    for r in 0..rows {
-                        let (a, b) = (splits[r] as usize, splits[r + 1] as usize);
-                        for i in a..b {
-                            let v = &data[offsets[i] as usize..offsets[i + 1] as usize];
-                            self.spare.extend_from_slice(v);
-                            self.spare_offsets.push(self.spare.len() as i64);
-                        }
-                        for _ in (b - a)..slot {
-                            self.spare.extend_from_slice(fill);
-                            self.spare_offsets.push(self.spare.len() as i64);
-                        }
-                    }
-                    std::mem::swap(&mut self.values, &mut self.spare);
-                    std::mem::swap(&mut self.offsets, &mut self.spare_offsets);
-                }
-            }
-            (d, _) => {
-                let w = d.width();
-                let mut fill = [0u8; 8];
-                if let Some(raw) = self.default.as_deref() {
-                    fill[..w].copy_from_slice(&raw[..w]);
-                }
-                let fill = &fill[..w];
-                let row_bytes = slot * w;
-                // Move rows to their padded places from the last one down:
-                // each row's new place is at or after its old one, and past
-                // every earlier row's old place.
-                self.values.resize_zeroed(rows * row_bytes);
-                let values = self.values.as_bytes_mut();
-                for r in (0..rows).rev() {
-                    let (a, b) = (splits[r] as usize * w, splits[r + 1] as usize * w);
-                    let dst = r * row_bytes;
-                    values.copy_within(a..b, dst);
-                    for c in values[dst + (b - a)..dst + row_bytes].chunks_exact_mut(w) {
-                        c.copy_from_slice(fill);
-                    }
-                }
-            }
-        }
-        max
-    }
-}
-
-fn finish<'a>(batch: &mut Batch<'a>, spec: &'a Spec) {
-    let rows = batch.rows;
-    for (c, f) in batch.columns.iter_mut().zip(spec.features()) {
-        c.finish(f, shape_of(f, false), rows);
-    }
-    for (c, f) in batch.sequence.iter_mut().zip(spec.sequence()) {
-        c.finish(f, shape_of(f, true), rows);
-    }
-}
-
 /// Decodes `records` into `batch` with `spec`, on this thread.
 ///
 /// One pass over each record: every map entry is matched against the spec's
@@ -946,227 +751,4 @@ pub fn decode<'a, R: Input<'a>>(
     let r = decode_rows(records, 0, spec, batch);
     finish(batch, spec);
     r
-}
-
-/// A batch decoder with a thread count: batches are split into as many
-/// contiguous parts, decoded at once, and joined; the result is the same as
-/// on one thread.
-#[derive(Debug)]
-pub struct Decoder {
-    threads: usize,
-    pool: Option<rayon::ThreadPool>,
-}
-
-impl Default for Decoder {
-    fn default() -> Self {
-        Decoder::new(1)
-    }
-}
-
-/// Batches smaller than this many records per thread are decoded on fewer threads.
-const MIN_ROWS_PER_THREAD: usize = 16;
-/// The most parts a batch is split into.
-const MAX_PARTS: usize = 64;
-
-impl Decoder {
-    /// A decoder using `threads` threads (0 or 1: the calling thread only).
-    /// More than one starts a pool of that many threads, kept for the
-    /// decoder's life.
-    pub fn new(threads: usize) -> Decoder {
-        let pool = (threads > 1)
-            .then(|| {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .ok()
-            })
-            .flatten();
-        Decoder {
-            threads: if pool.is_some() { threads } else { 1 },
-            pool,
-        }
-    }
-
-    /// The number of threads.
-    pub fn threads(&self) -> usize {
-        self.threads
-    }
-
-    /// Decodes `records` into `batch` (see [`decode`]).
-    pub fn decode<'a, R: Input<'a>>(
-        &self,
-        records: &[R],
-        spec: &'a Spec,
-        batch: &mut Batch<'a>,
-    ) -> Result<(), Error> {
-        let parts = self
-            .threads
-            .min(records.len() / MIN_ROWS_PER_THREAD)
-            .clamp(1, MAX_PARTS);
-        let Some(pool) = self.pool.as_ref().filter(|_| parts > 1) else {
-            return decode(records, spec, batch);
-        };
-        let chunk = records.len().div_ceil(parts);
-        let mut extra = std::mem::take(&mut batch.parts);
-        extra.resize_with(parts - 1, Batch::new);
-        let mut results: [Option<Error>; MAX_PARTS] = std::array::from_fn(|_| None);
-        let results = &mut results[..parts];
-        pool.install(|| {
-            run_parts(records, chunk, 0, spec, batch, &mut extra, results);
-        });
-        let mut failed = results[0].take();
-        for (k, part) in extra.iter().enumerate() {
-            if failed.is_some() {
-                break;
-            }
-            for (c, (p, f)) in batch
-                .columns
-                .iter_mut()
-                .zip(part.columns.iter().zip(spec.features()))
-            {
-                c.append_rows(p, shape_of(f, false));
-            }
-            for (c, (p, f)) in batch
-                .sequence
-                .iter_mut()
-                .zip(part.sequence.iter().zip(spec.sequence()))
-            {
-                c.append_rows(p, shape_of(f, true));
-            }
-            batch.rows += part.rows;
-            failed = results[k + 1].take();
-        }
-        batch.parts = extra;
-        finish(batch, spec);
-        failed.map_or(Ok(()), Err)
-    }
-}
-
-impl Decoder {
-    /// Decodes records `ids` of `dataset`, in the order given (see
-    /// [`decode`]); each record's errors name its file and its global id.
-    /// An id past the end is an [`id_out_of_range`](ErrorKind::IdOutOfRange)
-    /// error; a record that cannot be read (a bad CRC, say) ends the batch
-    /// there: the records before it are decoded and the read error returned.
-    ///
-    /// ```
-    /// # use recordwire::batch::{Batch, DType, Decoder, FeatureSpec, Spec};
-    /// # use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let path = dir.path().join("train.tfrecord");
-    /// # let opts = WriterOptions::new(recordwire::frame::Framing::TfRecord);
-    /// # let mut w = RecordWriter::create(&path, opts)?;
-    /// # for i in 0..10i64 {
-    /// #     let f: Features = [("label", Feature::Int64(vec![i]))].into_iter().collect();
-    /// #     w.write_record(&Example::with_features(f).to_bytes()?)?;
-    /// # }
-    /// # w.finish()?;
-    /// let dataset = recordwire::index::Dataset::open(&[&path], &Default::default())?;
-    /// let spec = Spec::example(vec![FeatureSpec::fixed_len("label", DType::Int64, &[])])?;
-    /// let mut batch = Batch::new();
-    /// Decoder::new(1).decode_ids(&dataset, &[7, 2, 9], &spec, &mut batch)?;
-    /// assert_eq!(batch.column("label").unwrap().values::<i64>().unwrap(), [7, 2, 9]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn decode_ids<'a>(
-        &self,
-        dataset: &'a crate::index::Dataset,
-        ids: &[u64],
-        spec: &'a Spec,
-        batch: &mut Batch<'a>,
-    ) -> Result<(), Error> {
-        let mut records = std::mem::take(&mut batch.records);
-        records.clear();
-        let mut failed = None;
-        for &id in ids {
-            match dataset.get(id) {
-                Ok(Some(r)) => records.push(r),
-                Ok(None) => {
-                    let len = dataset.len();
-                    failed = Some(Error::new(ErrorKind::IdOutOfRange { id, len }, 0));
-                    break;
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-        }
-        let r = self.decode(&records, spec, batch);
-        batch.records = records;
-        r?;
-        failed.map_or(Ok(()), Err)
-    }
-
-    /// Decodes up to `max` records from `records` (a reader's iterator, say);
-    /// returns how many were taken. A read error ends the batch there, as in
-    /// [`decode_ids`](Self::decode_ids).
-    pub fn decode_from<'a, I>(
-        &self,
-        records: &mut I,
-        max: usize,
-        spec: &'a Spec,
-        batch: &mut Batch<'a>,
-    ) -> Result<usize, Error>
-    where
-        I: Iterator<Item = Result<Record<'a>, Error>>,
-    {
-        let mut taken = std::mem::take(&mut batch.records);
-        taken.clear();
-        let mut failed = None;
-        for r in records.by_ref() {
-            match r {
-                Ok(r) => taken.push(r),
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            }
-            if taken.len() == max {
-                break;
-            }
-        }
-        let n = taken.len();
-        let r = self.decode(&taken, spec, batch);
-        batch.records = taken;
-        r?;
-        failed.map_or(Ok(n), Err)
-    }
-}
-
-/// Decodes chunk `k` into `first` and the following chunks into `rest`, in
-/// parallel (by halves, with `rayon::join`, which needs no allocation).
-fn run_parts<'a, R: Input<'a>>(
-    records: &[R],
-    chunk: usize,
-    k: usize,
-    spec: &'a Spec,
-    first: &mut Batch<'a>,
-    rest: &mut [Batch<'a>],
-    results: &mut [Option<Error>],
-) {
-    if rest.is_empty() {
-        let start = (k * chunk).min(records.len());
-        let end = (start + chunk).min(records.len());
-        results[0] = decode_rows(&records[start..end], start, spec, first).err();
-        return;
-    }
-    let half = rest.len().div_ceil(2);
-    let (left_rest, right) = rest.split_at_mut(half - 1);
-    let (right_first, right_rest) = right.split_first_mut().unwrap_or_else(|| unreachable!());
-    let (left_results, right_results) = results.split_at_mut(half);
-    rayon::join(
-        || run_parts(records, chunk, k, spec, first, left_rest, left_results),
-        || {
-            run_parts(
-                records,
-                chunk,
-                k + half,
-                spec,
-                right_first,
-                right_rest,
-                right_results,
-            )
-        },
-    );
 }

@@ -54,14 +54,17 @@
 mod buf;
 mod column;
 mod decode;
+mod finish;
 mod infer;
 mod spec;
+mod threads;
 
 pub use buf::{AlignedBuf, ALIGN};
 pub use column::{Batch, Column, ColumnValue, Layout, Sparse};
-pub use decode::{decode, Decoder, Input};
+pub use decode::{decode, Input};
 pub use infer::SpecInference;
 pub use spec::{DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
+pub use threads::Decoder;
 
 #[cfg(test)]
 mod tests;

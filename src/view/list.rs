@@ -225,11 +225,7 @@ impl<'a, T: Element> NumList<'a, T> {
     /// [`copy_to_slice`](Self::copy_to_slice) to decode the list in one pass.
     pub fn len_bound(&self) -> Result<usize, DecodeError> {
         if let Some((b, _)) = self.list.single_len_field(1) {
-            return Ok(if T::WIDTH == 0 {
-                b.len()
-            } else {
-                b.len() / T::WIDTH
-            });
+            return Ok(b.len().checked_div(T::WIDTH).unwrap_or(b.len()));
         }
         self.len()
     }

@@ -1,0 +1,232 @@
+//! [`Decoder`]: batched decoding on several threads, and from a
+//! [`Dataset`](crate::index::Dataset) or any reader's iterator.
+
+use super::column::Batch;
+use super::decode::{decode, decode_rows, shape_of, Input};
+use super::finish::finish;
+use super::spec::Spec;
+use crate::error::{Error, ErrorKind};
+use crate::frame::Record;
+
+/// A batch decoder with a thread count: batches are split into as many
+/// contiguous parts, decoded at once, and joined; the result is the same as
+/// on one thread.
+#[derive(Debug)]
+pub struct Decoder {
+    threads: usize,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new(1)
+    }
+}
+
+/// Batches smaller than this many records per thread are decoded on fewer threads.
+const MIN_ROWS_PER_THREAD: usize = 16;
+/// The most parts a batch is split into.
+const MAX_PARTS: usize = 64;
+
+impl Decoder {
+    /// A decoder using `threads` threads (0 or 1: the calling thread only).
+    /// More than one starts a pool of that many threads, kept for the
+    /// decoder's life.
+    pub fn new(threads: usize) -> Decoder {
+        let pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .ok()
+            })
+            .flatten();
+        Decoder {
+            threads: if pool.is_some() { threads } else { 1 },
+            pool,
+        }
+    }
+
+    /// The number of threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Decodes `records` into `batch` (see [`decode`]).
+    pub fn decode<'a, R: Input<'a>>(
+        &self,
+        records: &[R],
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<(), Error> {
+        let parts = self
+            .threads
+            .min(records.len() / MIN_ROWS_PER_THREAD)
+            .clamp(1, MAX_PARTS);
+        let Some(pool) = self.pool.as_ref().filter(|_| parts > 1) else {
+            return decode(records, spec, batch);
+        };
+        let chunk = records.len().div_ceil(parts);
+        let mut extra = std::mem::take(&mut batch.parts);
+        extra.resize_with(parts - 1, Batch::new);
+        let mut results: [Option<Error>; MAX_PARTS] = std::array::from_fn(|_| None);
+        let results = &mut results[..parts];
+        pool.install(|| {
+            run_parts(records, chunk, 0, spec, batch, &mut extra, results);
+        });
+        let mut failed = results[0].take();
+        for (k, part) in extra.iter().enumerate() {
+            if failed.is_some() {
+                break;
+            }
+            for (c, (p, f)) in batch
+                .columns
+                .iter_mut()
+                .zip(part.columns.iter().zip(spec.features()))
+            {
+                c.append_rows(p, shape_of(f, false));
+            }
+            for (c, (p, f)) in batch
+                .sequence
+                .iter_mut()
+                .zip(part.sequence.iter().zip(spec.sequence()))
+            {
+                c.append_rows(p, shape_of(f, true));
+            }
+            batch.rows += part.rows;
+            failed = results[k + 1].take();
+        }
+        batch.parts = extra;
+        finish(batch, spec);
+        failed.map_or(Ok(()), Err)
+    }
+}
+
+impl Decoder {
+    /// Decodes records `ids` of `dataset`, in the order given (see
+    /// [`decode`]); each record's errors name its file and its global id.
+    /// An id past the end is an [`id_out_of_range`](ErrorKind::IdOutOfRange)
+    /// error; a record that cannot be read (a bad CRC, say) ends the batch
+    /// there: the records before it are decoded and the read error returned.
+    ///
+    /// ```
+    /// # use recordwire::batch::{Batch, DType, Decoder, FeatureSpec, Spec};
+    /// # use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let path = dir.path().join("train.tfrecord");
+    /// # let opts = WriterOptions::new(recordwire::frame::Framing::TfRecord);
+    /// # let mut w = RecordWriter::create(&path, opts)?;
+    /// # for i in 0..10i64 {
+    /// #     let f: Features = [("label", Feature::Int64(vec![i]))].into_iter().collect();
+    /// #     w.write_record(&Example::with_features(f).to_bytes()?)?;
+    /// # }
+    /// # w.finish()?;
+    /// let dataset = recordwire::index::Dataset::open(&[&path], &Default::default())?;
+    /// let spec = Spec::example(vec![FeatureSpec::fixed_len("label", DType::Int64, &[])])?;
+    /// let mut batch = Batch::new();
+    /// Decoder::new(1).decode_ids(&dataset, &[7, 2, 9], &spec, &mut batch)?;
+    /// assert_eq!(batch.column("label").unwrap().values::<i64>().unwrap(), [7, 2, 9]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decode_ids<'a>(
+        &self,
+        dataset: &'a crate::index::Dataset,
+        ids: &[u64],
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<(), Error> {
+        let mut records = std::mem::take(&mut batch.records);
+        records.clear();
+        let mut failed = None;
+        for &id in ids {
+            match dataset.get(id) {
+                Ok(Some(r)) => records.push(r),
+                Ok(None) => {
+                    let len = dataset.len();
+                    failed = Some(Error::new(ErrorKind::IdOutOfRange { id, len }, 0));
+                    break;
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let r = self.decode(&records, spec, batch);
+        batch.records = records;
+        r?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Decodes up to `max` records from `records` (a reader's iterator, say);
+    /// returns how many were taken. A read error ends the batch there, as in
+    /// [`decode_ids`](Self::decode_ids).
+    pub fn decode_from<'a, I>(
+        &self,
+        records: &mut I,
+        max: usize,
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<usize, Error>
+    where
+        I: Iterator<Item = Result<Record<'a>, Error>>,
+    {
+        let mut taken = std::mem::take(&mut batch.records);
+        taken.clear();
+        let mut failed = None;
+        for r in records.by_ref() {
+            match r {
+                Ok(r) => taken.push(r),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            if taken.len() == max {
+                break;
+            }
+        }
+        let n = taken.len();
+        let r = self.decode(&taken, spec, batch);
+        batch.records = taken;
+        r?;
+        failed.map_or(Ok(n), Err)
+    }
+}
+
+/// Decodes chunk `k` into `first` and the following chunks into `rest`, in
+/// parallel (by halves, with `rayon::join`, which needs no allocation).
+fn run_parts<'a, R: Input<'a>>(
+    records: &[R],
+    chunk: usize,
+    k: usize,
+    spec: &'a Spec,
+    first: &mut Batch<'a>,
+    rest: &mut [Batch<'a>],
+    results: &mut [Option<Error>],
+) {
+    if rest.is_empty() {
+        let start = (k * chunk).min(records.len());
+        let end = (start + chunk).min(records.len());
+        results[0] = decode_rows(&records[start..end], start, spec, first).err();
+        return;
+    }
+    let half = rest.len().div_ceil(2);
+    let (left_rest, right) = rest.split_at_mut(half - 1);
+    let (right_first, right_rest) = right.split_first_mut().unwrap_or_else(|| unreachable!());
+    let (left_results, right_results) = results.split_at_mut(half);
+    rayon::join(
+        || run_parts(records, chunk, k, spec, first, left_rest, left_results),
+        || {
+            run_parts(
+                records,
+                chunk,
+                k + half,
+                spec,
+                right_first,
+                right_rest,
+                right_results,
+            )
+        },
+    );
+}
