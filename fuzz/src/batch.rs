@@ -70,7 +70,10 @@ fn check_column(c: &Column<'_>, rows: usize) {
         if let Some(o) = c.offsets() {
             assert_eq!(o[0], 0);
             assert!(o.windows(2).all(|w| w[0] <= w[1]), "{}: offsets", c.name());
-            assert_eq!(*o.last().unwrap() as usize, c.raw_values().len());
+            assert_eq!(
+                *o.last().expect("offsets start with 0") as usize,
+                c.raw_values().len()
+            );
         }
     }
     match c.layout() {
@@ -85,17 +88,20 @@ fn check_column(c: &Column<'_>, rows: usize) {
             }
         }
         Layout::Ragged | Layout::RaggedFrames => {
-            let s = c.row_splits().unwrap();
+            let s = c.row_splits().expect("a ragged column has row splits");
             assert_eq!(s.len(), rows + 1, "{}", c.name());
             assert_eq!(s[0], 0);
             assert!(s.windows(2).all(|w| w[0] <= w[1]));
             let end = match c.frame_splits() {
                 Some(f) => {
-                    assert_eq!(*s.last().unwrap() as usize + 1, f.len());
+                    assert_eq!(
+                        *s.last().expect("splits start with 0") as usize + 1,
+                        f.len()
+                    );
                     assert!(f.windows(2).all(|w| w[0] <= w[1]));
-                    *f.last().unwrap()
+                    *f.last().expect("frame splits start with 0")
                 }
-                None => *s.last().unwrap(),
+                None => *s.last().expect("splits start with 0"),
             };
             assert_eq!(end as usize, n, "{}", c.name());
             if let Some(sp) = c.sparse() {
