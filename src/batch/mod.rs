@@ -57,6 +57,8 @@ mod decode;
 mod finish;
 mod infer;
 mod spec;
+mod spec_json;
+mod spec_python;
 mod threads;
 
 pub use buf::{AlignedBuf, ALIGN};
