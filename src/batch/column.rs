@@ -73,6 +73,8 @@ pub struct Column<'a> {
     pub(crate) borrow: bool,
     pub(crate) sparse_wanted: bool,
     pub(crate) has_lengths: bool,
+    /// The form as the decoder sees it (worked out once, not per record).
+    pub(crate) form: super::decode::Shape,
     pub(crate) values: AlignedBuf,
     pub(crate) offsets: AlignedBuf,
     pub(crate) borrowed: Vec<&'a [u8]>,
@@ -123,6 +125,7 @@ impl<'a> Column<'a> {
             layout,
             borrow: f.borrow,
             sparse_wanted: f.sparse,
+            form: super::decode::shape_of(f, in_sequence),
             has_lengths: matches!(
                 f.form,
                 Form::FixedLenSequence { .. } | Form::OfRecordRaw { .. }

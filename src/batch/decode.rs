@@ -77,7 +77,7 @@ impl From<DecodeError> for Fail {
 
 /// The form of a column as the decoder sees it.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Shape {
+pub(crate) enum Shape {
     /// `elems` values per record, in place.
     Fixed { elems: usize },
     /// Any number of values per record.
@@ -91,7 +91,7 @@ pub(super) enum Shape {
     Raw { elems: usize, fewer: bool },
 }
 
-pub(super) fn shape_of(f: &FeatureSpec, in_sequence: bool) -> Shape {
+pub(crate) fn shape_of(f: &FeatureSpec, in_sequence: bool) -> Shape {
     let elems = f.elements();
     match &f.form {
         Form::FixedLen { .. } => Shape::Fixed { elems },
@@ -386,14 +386,15 @@ fn decode_map<'a>(
     map: FeaturesRef<'a>,
     stamp: u64,
     no_kind_is_absent: bool,
-) -> Result<(), DecodeError> {
+) -> Result<bool, DecodeError> {
+    let mut failed = false;
     for nf in map.entries() {
         let nf = nf?;
         let Some(c) = table.find(features, nf.entry.name) else {
             continue;
         };
         let col = &mut columns[c];
-        let shape = shape_of(&features[c], false);
+        let shape = col.form;
         let list = nf.feature.list();
         // parse_example reads a fixed_len Feature with no list as no entry
         // at all: the default fills it, an earlier entry of the name stays.
@@ -405,9 +406,9 @@ fn decode_map<'a>(
         let r = list
             .map_err(Fail::from)
             .and_then(|list| col.append_feature(shape, list, nf.entry.offset));
-        col.end_entry(r);
+        failed |= col.end_entry(r);
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Decodes one SequenceExample's feature lists into `columns`.
@@ -417,19 +418,20 @@ fn decode_lists<'a>(
     table: &NameTable,
     lists: crate::view::FeatureListsRef<'a>,
     stamp: u64,
-) -> Result<(), DecodeError> {
+) -> Result<bool, DecodeError> {
+    let mut failed = false;
     for nl in lists.entries() {
         let nl = nl?;
         let Some(c) = table.find(features, nl.entry.name) else {
             continue;
         };
         let col = &mut columns[c];
-        let shape = shape_of(&features[c], true);
+        let shape = col.form;
         col.begin_entry(stamp);
         let r = col.append_frames(shape, nl.list, nl.entry.offset);
-        col.end_entry(r);
+        failed |= col.end_entry(r);
     }
-    Ok(())
+    Ok(failed)
 }
 
 impl<'a> Column<'a> {
@@ -448,11 +450,17 @@ impl<'a> Column<'a> {
         self.entry_len = 0;
     }
 
+    /// After an entry: a failure is kept until the record ends (a later
+    /// entry of the name may replace it). Returns whether it failed.
     #[inline]
-    fn end_entry(&mut self, r: Result<(), Fail>) {
-        if let Err(fail) = r {
-            self.rollback();
-            self.pending = Some(fail);
+    fn end_entry(&mut self, r: Result<(), Fail>) -> bool {
+        match r {
+            Ok(()) => false,
+            Err(fail) => {
+                self.rollback();
+                self.pending = Some(fail);
+                true
+            }
         }
     }
 
@@ -591,7 +599,7 @@ pub(super) fn decode_rows<'a, R: Input<'a>>(
     for (i, r) in records.iter().enumerate() {
         if let Err(e) = decode_record(r, first + i, spec, batch) {
             let rows = batch.rows;
-            truncate(batch, spec, rows);
+            truncate(batch, rows);
             return Err(e);
         }
         batch.rows += 1;
@@ -599,13 +607,9 @@ pub(super) fn decode_rows<'a, R: Input<'a>>(
     Ok(())
 }
 
-fn truncate(batch: &mut Batch<'_>, spec: &Spec, rows: usize) {
-    for (c, f) in batch.columns.iter_mut().zip(spec.features()) {
-        c.truncate_rows(rows, shape_of(f, false));
-        c.pending = None;
-    }
-    for (c, f) in batch.sequence.iter_mut().zip(spec.sequence()) {
-        c.truncate_rows(rows, shape_of(f, true));
+fn truncate(batch: &mut Batch<'_>, rows: usize) {
+    for c in batch.columns.iter_mut().chain(batch.sequence.iter_mut()) {
+        c.truncate_rows(rows, c.form);
         c.pending = None;
     }
 }
@@ -652,7 +656,7 @@ fn decode_record<'a, R: Input<'a>>(
                 stamp,
                 false,
             )
-            .and_then(|()| {
+            .and_then(|context_failed| {
                 decode_lists(
                     &mut batch.sequence,
                     spec.sequence(),
@@ -660,6 +664,7 @@ fn decode_record<'a, R: Input<'a>>(
                     seq.feature_lists(),
                     stamp,
                 )
+                .map(|lists_failed| context_failed || lists_failed)
             })
         }
     };
@@ -670,13 +675,16 @@ fn decode_record<'a, R: Input<'a>>(
             None => e,
         }
     };
-    if let Err(e) = wire {
-        return Err(tag(Error::new(ErrorKind::Decode(e.reason), e.offset)));
-    }
+    let failed = match wire {
+        Ok(failed) => failed,
+        Err(e) => return Err(tag(Error::new(ErrorKind::Decode(e.reason), e.offset))),
+    };
     // TensorFlow's order: an error in a present feature (the last one on the
     // wire when there are several) before a missing one.
+    // (Only when an entry failed: the scan costs a look at every column.)
     let mut worst: Option<(u64, usize, bool)> = None;
-    for (in_sequence, columns) in [(false, &batch.columns), (true, &batch.sequence)] {
+    let failing = [(false, &batch.columns), (true, &batch.sequence)];
+    for (in_sequence, columns) in failing.into_iter().filter(|_| failed) {
         for (c, col) in columns.iter().enumerate() {
             if let Some(fail) = &col.pending {
                 let at = fail.offset();
@@ -697,12 +705,12 @@ fn decode_record<'a, R: Input<'a>>(
         }
     }
     let parts = [
-        (&mut batch.columns, spec.features(), false),
-        (&mut batch.sequence, spec.sequence(), true),
+        (&mut batch.columns, spec.features()),
+        (&mut batch.sequence, spec.sequence()),
     ];
-    for (columns, features, in_sequence) in parts {
+    for (columns, features) in parts {
         for (col, f) in columns.iter_mut().zip(features) {
-            if let Err(fail) = col.end_row(f, shape_of(f, in_sequence), stamp, base) {
+            if let Err(fail) = col.end_row(f, col.form, stamp, base) {
                 return Err(tag(fail.into_error(f)));
             }
         }

@@ -3,7 +3,7 @@
 //! indices).
 
 use super::column::{Batch, Column};
-use super::decode::{shape_of, spec_bytes_default, Shape};
+use super::decode::{spec_bytes_default, Shape};
 use super::spec::{DType, FeatureSpec, Spec};
 
 impl<'a> Column<'a> {
@@ -195,9 +195,9 @@ impl<'a> Column<'a> {
 pub(super) fn finish<'a>(batch: &mut Batch<'a>, spec: &'a Spec) {
     let rows = batch.rows;
     for (c, f) in batch.columns.iter_mut().zip(spec.features()) {
-        c.finish(f, shape_of(f, false), rows);
+        c.finish(f, c.form, rows);
     }
     for (c, f) in batch.sequence.iter_mut().zip(spec.sequence()) {
-        c.finish(f, shape_of(f, true), rows);
+        c.finish(f, c.form, rows);
     }
 }

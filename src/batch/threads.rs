@@ -2,7 +2,7 @@
 //! [`Dataset`](crate::index::Dataset) or any reader's iterator.
 
 use super::column::Batch;
-use super::decode::{decode, decode_rows, shape_of, Input};
+use super::decode::{decode, decode_rows, Input};
 use super::finish::finish;
 use super::spec::Spec;
 use crate::error::{Error, ErrorKind};
@@ -79,19 +79,9 @@ impl Decoder {
             if failed.is_some() {
                 break;
             }
-            for (c, (p, f)) in batch
-                .columns
-                .iter_mut()
-                .zip(part.columns.iter().zip(spec.features()))
-            {
-                c.append_rows(p, shape_of(f, false));
-            }
-            for (c, (p, f)) in batch
-                .sequence
-                .iter_mut()
-                .zip(part.sequence.iter().zip(spec.sequence()))
-            {
-                c.append_rows(p, shape_of(f, true));
+            let mine = batch.columns.iter_mut().chain(batch.sequence.iter_mut());
+            for (c, p) in mine.zip(part.columns.iter().chain(&part.sequence)) {
+                c.append_rows(p, c.form);
             }
             batch.rows += part.rows;
             failed = results[k + 1].take();
