@@ -35,6 +35,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! A training loader wants columns, not views: [`batch`] decodes a batch of
+//! records into dense, ragged and bytes columns the way TensorFlow's
+//! `tf.io.parse_example` does, into buffers reused from batch to batch:
+//!
+//! ```
+//! use recordwire::batch::{Batch, Decoder, Spec};
+//! use recordwire::index::Dataset;
+//!
+//! let dataset = Dataset::open(["testdata/ref/small.tfrecord"], &Default::default())?;
+//! // The JSON `recordwire inspect --spec` prints for this file.
+//! let spec = Spec::from_json(br#"{"features": {
+//!     "label": {"form": "fixed_len", "dtype": "int64", "shape": []},
+//!     "image": {"form": "fixed_len", "dtype": "bytes", "shape": [], "borrow": true},
+//!     "bbox":  {"form": "fixed_len", "dtype": "float32", "shape": [4]}}}"#)?;
+//! let mut batch = Batch::new();
+//! Decoder::new(1).decode_ids(&dataset, &[2, 0, 9], &spec, &mut batch)?;
+//! assert_eq!(batch.column("label").unwrap().values::<i64>().unwrap(), [7, 3, 6]);
+//! assert_eq!(batch.column("bbox").unwrap().shape(), [3, 4]);
+//! // Borrowed from the memory map, not copied.
+//! assert_eq!(batch.column("image").unwrap().borrowed().unwrap()[0].len(), 64);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! [`io::Source`] is the one entry point for every kind of input: it maps a
 //! plain file like [`io::RecordFile`], and streams a GZIP/ZLIB-compressed file
 //! or a pipe (`-` for stdin) through a reused buffer, which is not zero-copy.
