@@ -39,7 +39,9 @@ struct Table {
 }
 
 impl Table {
-    fn note(&mut self, name: &[u8], kind: Option<Kind>, counts: (u64, u64)) {
+    /// One record's feature: the kinds of its lists (a bit each) and the
+    /// least and most values per record (per frame).
+    fn note(&mut self, name: &[u8], kinds: u8, counts: (u64, u64)) {
         let i = match self.by_name.get(name) {
             Some(&i) => i,
             None => {
@@ -55,7 +57,7 @@ impl Table {
             }
         };
         let s = &mut self.seen[i];
-        s.kinds |= kind.map_or(0, kind_bit);
+        s.kinds |= kinds;
         s.records += 1;
         s.min = s.min.min(counts.0);
         s.max = s.max.max(counts.1);
@@ -69,7 +71,7 @@ impl Table {
                 Some(l) => l.len()? as u64,
                 None => 0,
             };
-            self.note(f.name(), list.map(|l| l.kind()), (n, n));
+            self.note(f.name(), list.map_or(0, |l| kind_bit(l.kind())), (n, n));
         }
         Ok(())
     }
@@ -140,7 +142,7 @@ impl SpecInference {
                 self.features.features(seq.context())?;
                 for l in seq.feature_lists().iter() {
                     let l = l?;
-                    let (mut kinds, mut min, mut max) = (None, u64::MAX, 0);
+                    let (mut kinds, mut min, mut max) = (0u8, u64::MAX, 0);
                     for frame in l.list.iter() {
                         let list = frame?.list()?;
                         let n = match list {
@@ -149,7 +151,7 @@ impl SpecInference {
                         };
                         (min, max) = (min.min(n), max.max(n));
                         if let Some(v) = list {
-                            kinds = Some(v.kind());
+                            kinds |= kind_bit(v.kind());
                         }
                     }
                     // An empty list has no frame to learn the size from:

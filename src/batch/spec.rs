@@ -575,8 +575,22 @@ impl Spec {
             }
             PayloadKind::Example => python_features(&mut s, "features", &self.features),
             PayloadKind::OfRecord | PayloadKind::Raw => {
-                s = String::from("import oneflow as flow\n\n");
-                python_features(&mut s, "features", &self.features);
+                // OneFlow has a decoder for the raw form only; the others are
+                // listed as comments.
+                s = String::from("import oneflow as flow\n\ndecoders = {\n");
+                for f in &self.features {
+                    let name = py_str(f.name.as_bytes());
+                    let _ = match f.form {
+                        Form::OfRecordRaw { .. } => writeln!(s, "    {name}: {},", tf_feature(f)),
+                        _ => writeln!(
+                            s,
+                            "    # {name}: {} {} (no OneFlow decoder: recordwire only)",
+                            f.form.name(),
+                            f.dtype
+                        ),
+                    };
+                }
+                s.push_str("}\n");
             }
         }
         s

@@ -744,6 +744,26 @@ fn spec_json_round_trips_and_rejects_mistakes() {
 }
 
 #[test]
+fn ofrecord_specs_print_as_oneflow_decoders() {
+    let spec = Spec::ofrecord(vec![
+        FeatureSpec::ofrecord_raw("images", DType::Float32, &[28, 28]).ofrecord_flags(false, true),
+        FeatureSpec::var_len("labels", DType::Int32),
+    ])
+    .unwrap();
+    let py = spec.to_tensorflow();
+    assert!(py.starts_with("import oneflow as flow\n"), "{py}");
+    assert!(
+        py.contains(r#""images": flow.nn.OFRecordRawDecoder("images", shape=(28, 28), dtype=flow.float32, dim1_varying_length=False, auto_zero_padding=True),"#),
+        "{py}"
+    );
+    assert!(
+        py.contains(r#"# "labels": var_len int32 (no OneFlow decoder"#),
+        "{py}"
+    );
+    assert!(!py.contains("tf."), "{py}");
+}
+
+#[test]
 fn inference_gives_fixed_len_where_every_record_agrees() {
     let mut inf = SpecInference::new(crate::view::PayloadKind::SequenceExample);
     for i in 0..4usize {
@@ -772,12 +792,25 @@ fn inference_gives_fixed_len_where_every_record_agrees() {
                 },
             ),
             (
+                "mixed_frames",
+                FeatureList {
+                    features: vec![Feature::Int64(vec![1]), Feature::Bytes(vec![vec![]])],
+                },
+            ),
+            (
                 "words",
                 FeatureList {
                     features: (0..i).map(|j| Feature::Bytes(vec![vec![]; j])).collect(),
                 },
             ),
         ];
+        // Frames of two kinds within one record.
+        lists.push((
+            "mixed_frames",
+            FeatureList {
+                features: vec![Feature::Int64(vec![1]), Feature::Bytes(vec![vec![]])],
+            },
+        ));
         if i > 0 {
             lists.push((
                 "always",
@@ -819,7 +852,11 @@ fn inference_gives_fixed_len_where_every_record_agrees() {
         !json.contains("mixed") && !json.contains("nokind"),
         "{json}"
     );
-    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        notes[2].contains("mixed_frames: left out, it holds bytes_list and int64_list"),
+        "{notes:?}"
+    );
     assert!(
         notes[0].contains("mixed: left out, it holds float_list and int64_list"),
         "{notes:?}"
