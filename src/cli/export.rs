@@ -280,7 +280,29 @@ pub(super) fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult
             "this recordwire was built without the `export` feature (Parquet output); --format npy writes .npy files",
         ));
     }
-    check_out(o.out, o.force)?;
+    // `out/` and `out` are one path (the temporary goes beside it, not in it).
+    let out: PathBuf = o.out.components().collect();
+    let Some(out_name) = out.file_name() else {
+        return Err(usage(format!(
+            "{}: not a path to write to (give a file or directory name)",
+            o.out.display()
+        )));
+    };
+    let mut temp_name = out_name.to_os_string();
+    temp_name.push(format!(".tmp-{}", std::process::id()));
+    let temp = out.with_file_name(temp_name);
+    check_out(&out, o.force)?;
+    if o.spec == Path::new("auto") {
+        // The inference reads the inputs once, the export a second time.
+        if let Some(p) = o.inputs.iter().find(|p| {
+            *p == Path::new("-") || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        }) {
+            return Err(usage(format!(
+                "{}: --spec auto reads the inputs twice, a pipe or stdin only once; write the spec first with inspect --spec",
+                p.display()
+            )));
+        }
+    }
     let spec = load_spec(o, stderr)?;
     let plans = Plan::all(&spec).map_err(usage)?;
     if plans.is_empty() {
@@ -289,7 +311,6 @@ pub(super) fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult
         ));
     }
 
-    let temp = PathBuf::from(format!("{}.tmp-{}", o.out.display(), std::process::id()));
     let mut guard = TempOut {
         path: temp.clone(),
         dir: format == ExportFormat::Npy,
@@ -343,7 +364,7 @@ pub(super) fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult
         rows += batch.rows() as u64;
     }
     let bytes = sink.finish(rows).map_err(out_failure)?;
-    guard.commit(o.out).map_err(out_failure)?;
+    guard.commit(&out).map_err(out_failure)?;
     let _ = writeln!(
         stderr,
         "exported {rows} record{} ({} file{}), {} column{}, {bytes} bytes written to {} ({}) in {:.2}s",

@@ -929,6 +929,52 @@ fn an_existing_output_is_replaced_only_with_force() {
 }
 
 #[test]
+fn spec_auto_needs_inputs_it_can_read_twice() {
+    let data = Data::new(EXAMPLE_SPEC, example);
+    let out = data.dir.join("o.parquet");
+    let r = run_bin(
+        &["export", "--spec", "auto", "-", &s(&out)],
+        Some(Path::new(&data.files[0])),
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.starts_with("error[usage_error]: -: --spec auto"),
+        "{}",
+        r.stderr
+    );
+    // With a spec, stdin is one more stream.
+    let r = run_bin(
+        &[
+            "export",
+            "--spec",
+            &data.spec_path,
+            "--batch-size",
+            "5",
+            "-",
+            &data.files[1],
+            &s(&out),
+        ],
+        Some(Path::new(&data.files[0])),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("exported {RECORDS} records")),
+        "{}",
+        r.stderr
+    );
+    check_parquet(&data, &out);
+}
+
+#[test]
+fn an_output_directory_named_with_a_slash_is_written_beside_not_inside() {
+    let data = Data::new(EXAMPLE_SPEC, example);
+    let out = data.dir.join("cols");
+    std::fs::create_dir(&out).unwrap();
+    data.export(Path::new(&format!("{}/", s(&out))), &[]);
+    check_npy(&data, &out);
+}
+
+#[test]
 fn a_bad_spec_file_is_a_usage_error() {
     let data = Data::new(EXAMPLE_SPEC, example);
     let bad = data.dir.join("bad.json");
