@@ -334,6 +334,50 @@ pub enum Command {
         /// Print the report as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Instead of the report: the spec of a batch decode inferred from
+        /// every record of all the files (one spec), as `export --spec`
+        /// reads it; notes on features left out go to stderr.
+        #[arg(long, conflicts_with = "json")]
+        spec: bool,
+        /// How --spec prints: json (the spec file of `export --spec`) or tf
+        /// (TensorFlow Python, `features = {...}`).
+        #[arg(long, value_parser = named::<SpecFormat>(), default_value = "json", requires = "spec")]
+        spec_format: SpecFormat,
+    },
+    /// Decode every record with a spec and write the columns: one Parquet
+    /// file, or a directory of .npy files.
+    ///
+    /// The inputs are one dataset, read in order; one row per record. A
+    /// record that does not fit the spec stops the export (exit 1) and
+    /// nothing is left at OUT: the output is written under a temporary name
+    /// and renamed at the end.
+    Export {
+        /// Record files (`-` for stdin), read in order as one dataset.
+        #[arg(required = true, value_name = "IN")]
+        inputs: Vec<PathBuf>,
+        /// Where to write: a `.parquet` file, or a directory of `.npy` files
+        /// (with `index.json` and `spec.json`).
+        #[arg(value_name = "OUT")]
+        out: PathBuf,
+        /// The spec: a spec JSON file (as `inspect --spec` prints), or
+        /// `auto` to infer it first with a pass over the inputs.
+        #[arg(long, value_name = "FILE|auto")]
+        spec: PathBuf,
+        /// Output format (default: parquet when OUT ends in `.parquet`, else npy).
+        #[arg(long, value_parser = named::<ExportFormat>())]
+        format: Option<ExportFormat>,
+        /// Records decoded at once.
+        #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=(1 << 24)))]
+        batch_size: u64,
+        /// Decoding threads (default: the number of cores).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        threads: Option<u64>,
+        /// Replace OUT when it exists (a file, or a directory that is not empty).
+        #[arg(long)]
+        force: bool,
+        /// Read options.
+        #[command(flatten)]
+        read: ReadArgs,
     },
     /// Measure read throughput and random-access latency percentiles on this machine.
     #[command(after_long_help = super::bench::HELP)]
@@ -387,6 +431,7 @@ impl Command {
                 )
                 .collect(),
             Command::Bench { file, .. } => vec![file.as_path()],
+            Command::Export { inputs, .. } => inputs.iter().map(PathBuf::as_path).collect(),
             Command::Convert { input, .. } => vec![input.as_path()],
             Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),
         }
@@ -417,6 +462,52 @@ pub struct CatArgs {
     #[arg(long)]
     pub with_id: bool,
 }
+
+/// How `inspect --spec` prints the spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecFormat {
+    /// The spec JSON (`batch::Spec::to_json`), which `export --spec` reads.
+    Json,
+    /// TensorFlow Python (`batch::Spec::to_tensorflow`).
+    Tf,
+}
+
+impl OptionName for SpecFormat {
+    const WHAT: &'static str = "spec format";
+    const ALL: &'static [Self] = &[SpecFormat::Json, SpecFormat::Tf];
+
+    fn name(self) -> &'static str {
+        match self {
+            SpecFormat::Json => "json",
+            SpecFormat::Tf => "tf",
+        }
+    }
+}
+
+crate::option_names!(SpecFormat);
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// One Parquet file.
+    Parquet,
+    /// A directory of `.npy` files.
+    Npy,
+}
+
+impl OptionName for ExportFormat {
+    const WHAT: &'static str = "export format";
+    const ALL: &'static [Self] = &[ExportFormat::Parquet, ExportFormat::Npy];
+
+    fn name(self) -> &'static str {
+        match self {
+            ExportFormat::Parquet => "parquet",
+            ExportFormat::Npy => "npy",
+        }
+    }
+}
+
+crate::option_names!(ExportFormat);
 
 /// Output options of the commands that write record files.
 #[derive(Debug, Clone, Args)]

@@ -1,11 +1,13 @@
-//! `inspect`: record count, size statistics and the schema.
+//! `inspect`: record count, size statistics and the schema; with `--spec`,
+//! the spec of a batch decode inferred from the records.
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::payload::Notes;
-use super::{next_or_fail, report, CmdResult, Failure, ReadArgs};
+use super::{next_or_fail, report, CmdResult, Failure, ReadArgs, SpecFormat};
+use crate::batch::{Spec, SpecInference};
 use crate::frame::ErrorPolicy;
 use crate::names::quoted;
 use crate::view::PayloadRef;
@@ -359,4 +361,87 @@ pub(super) fn inspect(
         }
     }
     Ok(())
+}
+
+/// Runs `inspect --spec`: one spec inferred from every record of all the
+/// files, printed as `format` says; the inference's notes on stderr.
+pub(super) fn inspect_spec(
+    files: &[PathBuf],
+    read: &ReadArgs,
+    format: SpecFormat,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> CmdResult {
+    let (spec, notes) = infer_spec(files, read, stderr)?;
+    for note in &notes {
+        let _ = writeln!(stderr, "note: {note}");
+    }
+    let text = match format {
+        SpecFormat::Json => spec.to_json(),
+        SpecFormat::Tf => spec.to_tensorflow(),
+    };
+    stdout.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// Infers one spec from every record of `files`, in order (what `inspect
+/// --spec` prints and `export --spec auto` uses), with the inference's notes.
+///
+/// Records are read as the payload the first file is read as (`--payload`,
+/// or detected); a later file detected as another payload is a usage error,
+/// since one spec reads one payload. A damaged record, or one that does not
+/// decode as its payload (with `--strict`, one that strict mode refuses),
+/// stops the walk as in `inspect`.
+pub(super) fn infer_spec(
+    files: &[PathBuf],
+    read: &ReadArgs,
+    stderr: &mut dyn Write,
+) -> Result<(Spec, Vec<String>), Failure> {
+    let options = DecodeOptions {
+        strict: read.strict,
+    };
+    let mut inference: Option<(SpecInference, PayloadKind, String)> = None;
+    for path in files {
+        let (mut source, chosen) = read.open_with_payload(path, ErrorPolicy::Fail, stderr)?;
+        let name = source.name().to_string();
+        let payload = chosen.kind;
+        if payload == PayloadKind::Raw {
+            return Err(Failure::Usage(format!(
+                "{name}: a spec reads example, sequence_example or ofrecord payloads, not raw bytes; name one with --payload"
+            )));
+        }
+        let (inference, first_kind, first_name) =
+            inference.get_or_insert_with(|| (SpecInference::new(payload), payload, name.clone()));
+        if payload != *first_kind {
+            return Err(Failure::Usage(format!(
+                "{name} is read as {payload} but {first_name} as {first_kind}: one spec reads one payload; name it with --payload"
+            )));
+        }
+        let mut notes = Notes::new(chosen);
+        let progress = super::progress::Progress::over("inferring", &source);
+        loop {
+            let record = match next_or_fail(&mut source, stderr) {
+                Ok(Some(record)) => record,
+                Ok(None) => break,
+                Err(e) => {
+                    notes.finish(&name, stderr);
+                    return Err(e);
+                }
+            };
+            progress.update(record.end);
+            let r = payload
+                .validate(record.data, record.data_offset, options)
+                .and_then(|()| inference.add(record.data, record.data_offset));
+            if let Err(e) = r {
+                notes.bad(record.id);
+                report(stderr, &record.context(e));
+                notes.finish(&name, stderr);
+                return Err(Failure::Data);
+            }
+            notes.record(record.id, record.data, record.data_offset);
+        }
+        notes.finish(&name, stderr);
+    }
+    let (inference, _, _) = inference.ok_or_else(|| Failure::Usage("no input files".into()))?;
+    Ok(inference.finish())
 }

@@ -8,6 +8,7 @@
 
 mod args;
 mod bench;
+mod export;
 mod indexed;
 mod inspect;
 mod payload;
@@ -20,7 +21,7 @@ use std::path::Path;
 
 use clap::Parser;
 
-pub use args::{CatArgs, Cli, Command, ReadArgs, WriteArgs};
+pub use args::{CatArgs, Cli, Command, ExportFormat, ReadArgs, SpecFormat, WriteArgs};
 
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
@@ -256,9 +257,40 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             stdout,
             stderr,
         ),
-        Command::Inspect { files, read, json } => each_file(&files, |file| {
+        Command::Inspect {
+            files,
+            read,
+            spec: true,
+            spec_format,
+            ..
+        } => inspect::inspect_spec(&files, &read, spec_format, stdout, stderr),
+        Command::Inspect {
+            files, read, json, ..
+        } => each_file(&files, |file| {
             inspect::inspect(file, &read, json, stdout, stderr)
         }),
+        Command::Export {
+            inputs,
+            out,
+            spec,
+            format,
+            batch_size,
+            threads,
+            force,
+            read,
+        } => export::export(
+            &export::ExportOptions {
+                inputs: &inputs,
+                out: &out,
+                spec: &spec,
+                format,
+                batch_size: usize::try_from(batch_size).unwrap_or(usize::MAX),
+                threads: threads.map(|t| usize::try_from(t).unwrap_or(1)),
+                force,
+                read: &read,
+            },
+            stderr,
+        ),
         Command::Bench {
             file,
             read,

@@ -32,6 +32,23 @@ fn cases(scratch: &std::path::Path) -> Vec<(&'static str, Vec<Case>)> {
     let bad_message = scratch.join("bad.bin");
     std::fs::write(&bad_message, [0x0f, 0x01]).expect("write");
     let out = scratch.join("out.tfrecord");
+    // `export`: a spec that small.tfrecord's labels (int64) do not fit, an
+    // output, and an output that exists (the scratch directory, not empty).
+    let wrong_spec = scratch.join("wrong.spec.json");
+    std::fs::write(
+        &wrong_spec,
+        r#"{"features": {"label": {"form": "fixed_len", "dtype": "float32", "shape": []}}}"#,
+    )
+    .expect("write");
+    let (wrong_spec, export_out, scratch_dir) = (
+        wrong_spec.to_str().expect("UTF-8").to_owned(),
+        scratch
+            .join("out.parquet")
+            .to_str()
+            .expect("UTF-8")
+            .to_owned(),
+        scratch.to_str().expect("UTF-8").to_owned(),
+    );
     let (not_json, bad_message, out) = (
         not_json.to_str().expect("UTF-8").to_owned(),
         bad_message.to_str().expect("UTF-8").to_owned(),
@@ -133,6 +150,43 @@ fn cases(scratch: &std::path::Path) -> Vec<(&'static str, Vec<Case>)> {
             vec![
                 case(&["inspect", MISSING], 2, "io_error"),
                 case(&["inspect", CRC], 1, "data_crc_mismatch"),
+                case(&["inspect", "--spec", CRC], 1, "data_crc_mismatch"),
+                case(&["inspect", "--spec-format", "tf", SMALL], 2, "usage_error"),
+            ],
+        ),
+        common(
+            "export",
+            vec![
+                case(
+                    &["export", "--spec", "auto", MISSING, &export_out],
+                    2,
+                    "io_error",
+                ),
+                case(
+                    &["export", "--spec", MISSING, SMALL, &export_out],
+                    2,
+                    "io_error",
+                ),
+                case(
+                    &["export", "--spec", &not_json, SMALL, &export_out],
+                    2,
+                    "usage_error",
+                ),
+                case(
+                    &["export", "--spec", "auto", CRC, &export_out],
+                    1,
+                    "data_crc_mismatch",
+                ),
+                case(
+                    &["export", "--spec", &wrong_spec, SMALL, &export_out],
+                    1,
+                    "feature_error",
+                ),
+                case(
+                    &["export", "--spec", "auto", SMALL, &scratch_dir],
+                    2,
+                    "usage_error",
+                ),
             ],
         ),
         common(

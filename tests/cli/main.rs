@@ -1,5 +1,6 @@
 //! The command line's own output: the printers (`dump`, `inspect`, `cat`)
-//! against golden files, and `recordwire bench` end to end.
+//! against golden files, `recordwire bench` end to end, and what `export`
+//! writes read back against the library's batch decode.
 //!
 //! One test binary per layer (`decode`, `files`, `index`, `write`, `cli`),
 //! sharing `tests/support/`. Each module was a test binary of its own; its
@@ -11,7 +12,11 @@ mod support;
 mod bench_cli;
 mod cat_options;
 mod error_paths;
+// Parquet is read back with the parquet crate: the output of the `export` feature.
+#[cfg(feature = "export")]
+mod export;
 mod golden;
+mod inspect_spec;
 mod layers;
 mod many_files;
 mod payload_notes;
