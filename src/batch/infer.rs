@@ -192,8 +192,9 @@ impl SpecInference {
                     _ => {
                         let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
                         notes.push(format!(
-                            "{name}: left out, it holds {} in different records",
-                            names.join(" and ")
+                            "{name}: left out, it holds {} in different {}",
+                            names.join(" and "),
+                            if sequence { "frames" } else { "records" }
                         ));
                         continue;
                     }
