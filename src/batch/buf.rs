@@ -34,6 +34,13 @@ impl std::fmt::Debug for AlignedBuf {
     }
 }
 
+/// Equal when the bytes are (not the capacity).
+impl PartialEq for AlignedBuf {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
 fn aligned_start(words: &[u64]) -> usize {
     let addr = words.as_ptr() as usize;
     (ALIGN - addr % ALIGN) % ALIGN / WORD

@@ -99,6 +99,24 @@ pub struct Column<'a> {
     pub(crate) entry_len: usize,
 }
 
+/// Equal when everything a reader sees is: name, type, layout, shape and
+/// every buffer's contents (not spare memory or decode state).
+impl PartialEq for Column<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        (
+            &self.name,
+            self.dtype,
+            self.layout,
+            self.borrow,
+            &self.shape,
+        ) == (&o.name, o.dtype, o.layout, o.borrow, &o.shape)
+            && (&self.values, &self.offsets, &self.borrowed) == (&o.values, &o.offsets, &o.borrowed)
+            && (&self.splits, &self.frame_splits, &self.lengths)
+                == (&o.splits, &o.frame_splits, &o.lengths)
+            && (&self.indices, &self.sparse_shape) == (&o.indices, &o.sparse_shape)
+    }
+}
+
 impl<'a> Column<'a> {
     pub(crate) fn new(f: &FeatureSpec, in_sequence: bool) -> Self {
         let layout = match (&f.form, in_sequence) {
@@ -325,6 +343,13 @@ pub struct Batch<'a> {
     pub(crate) parts: Vec<Batch<'a>>,
     /// The records of a decode by ids or from an iterator (reused).
     pub(crate) records: Vec<crate::frame::Record<'a>>,
+}
+
+/// Equal when the rows and the columns are (see [`Column`]'s `PartialEq`).
+impl PartialEq for Batch<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.rows, &self.columns, &self.sequence) == (o.rows, &o.columns, &o.sequence)
+    }
 }
 
 impl<'a> Batch<'a> {

@@ -358,32 +358,9 @@ proptest! {
         let mut four = Batch::new();
         let r4 = Decoder::new(4).decode(&payloads, &spec, &mut four);
         prop_assert_eq!(r1.map_err(|e| e.to_string()), r4.map_err(|e| e.to_string()));
-        assert_same(&one, &four);
+        prop_assert!(one == four, "1 thread and 4 differ");
         let r3 = Decoder::new(3).decode(&payloads, &spec, &mut four);
         check_against_naive(&records, &spec, &four, r3);
-    }
-}
-
-fn assert_same(a: &Batch<'_>, b: &Batch<'_>) {
-    assert_eq!(a.rows(), b.rows());
-    for (x, y) in a
-        .columns()
-        .iter()
-        .chain(a.sequence())
-        .zip(b.columns().iter().chain(b.sequence()))
-    {
-        assert_eq!(x.name(), y.name());
-        assert_eq!(x.shape(), y.shape());
-        assert_eq!(x.raw_values(), y.raw_values(), "{}", x.name());
-        assert_eq!(x.offsets(), y.offsets());
-        assert_eq!(x.borrowed(), y.borrowed());
-        assert_eq!(x.row_splits(), y.row_splits());
-        assert_eq!(x.frame_splits(), y.frame_splits());
-        assert_eq!(x.lengths(), y.lengths());
-        assert_eq!(
-            x.sparse().map(|s| s.indices.to_vec()),
-            y.sparse().map(|s| s.indices.to_vec())
-        );
     }
 }
 
@@ -909,4 +886,20 @@ fn decode_ids_and_decode_from_read_files_and_stop_at_the_first_bad_read() {
         }
     }
     assert_eq!(total, 20);
+}
+
+#[test]
+fn batches_compare_by_what_they_hold() {
+    let spec = Spec::example(vec![FeatureSpec::var_len("x", DType::Int64)]).unwrap();
+    let a = example(vec![("x", Feature::Int64(vec![1, 2]))]);
+    let b = example(vec![("x", Feature::Int64(vec![1, 3]))]);
+    let (mut one, mut two) = (Batch::new(), Batch::new());
+    decode(&[a.as_slice()], &spec, &mut one).unwrap();
+    decode(&[b.as_slice(), a.as_slice()], &spec, &mut two).unwrap();
+    assert!(one != two);
+    // The same content in a batch that held more before: equal.
+    decode(&[a.as_slice()], &spec, &mut two).unwrap();
+    assert!(one == two);
+    decode(&[b.as_slice()], &spec, &mut two).unwrap();
+    assert!(one != two, "a different value");
 }

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use super::payload::Notes;
 use super::{next_or_fail, report, CmdResult, Failure, ReadArgs, SpecFormat};
 use crate::batch::{Spec, SpecInference};
-use crate::frame::ErrorPolicy;
+use crate::frame::{ErrorPolicy, Record};
+use crate::io::Source;
 use crate::names::quoted;
 use crate::view::PayloadRef;
 use crate::view::{DecodeOptions, FeatureRef, FeaturesRef, Kind, PayloadKind};
@@ -154,6 +155,50 @@ fn stat_json(s: &Stat) -> String {
     )
 }
 
+/// Reads every record of `source` to the end or the first error: `seen`
+/// sees each (pad frames included) and says whether it is a payload; each
+/// payload is validated, handed to `each`, and noted (`notes`, finished
+/// here). An error is reported on `stderr`.
+#[allow(clippy::too_many_arguments)]
+fn walk_payloads(
+    source: &mut Source,
+    notes: &mut Notes,
+    name: &str,
+    (payload, options): (PayloadKind, DecodeOptions),
+    label: &str,
+    stderr: &mut dyn Write,
+    mut seen: impl FnMut(&Record<'_>) -> bool,
+    mut each: impl FnMut(&[u8], u64) -> Result<(), DecodeError>,
+) -> Result<(), Failure> {
+    let progress = super::progress::Progress::over(label, source);
+    loop {
+        let record = match next_or_fail(source, stderr) {
+            Ok(Some(record)) => record,
+            Ok(None) => break,
+            Err(e) => {
+                notes.finish(name, stderr);
+                return Err(e);
+            }
+        };
+        progress.update(record.end);
+        if !seen(&record) {
+            continue;
+        }
+        let r = payload
+            .validate(record.data, record.data_offset, options)
+            .and_then(|()| each(record.data, record.data_offset));
+        if let Err(e) = r {
+            notes.bad(record.id);
+            report(stderr, &record.context(e));
+            notes.finish(name, stderr);
+            return Err(Failure::Data);
+        }
+        notes.record(record.id, record.data, record.data_offset);
+    }
+    notes.finish(name, stderr);
+    Ok(())
+}
+
 /// Runs `inspect` on one file.
 pub(super) fn inspect(
     path: &Path,
@@ -178,35 +223,24 @@ pub(super) fn inspect(
     let options = DecodeOptions {
         strict: read.strict,
     };
-    let progress = super::progress::Progress::over("inspecting", &source);
-    loop {
-        let record = match next_or_fail(&mut source, stderr) {
-            Ok(Some(record)) => record,
-            Ok(None) => break,
-            Err(e) => {
-                notes.finish(&name, stderr);
-                return Err(e);
+    walk_payloads(
+        &mut source,
+        &mut notes,
+        &name,
+        (payload, options),
+        "inspecting",
+        stderr,
+        |record| {
+            file_bytes += record.end - record.offset;
+            if crate::frame::is_pad(record.data) {
+                pads.add(record.end - record.offset);
+                return false;
             }
-        };
-        progress.update(record.end);
-        file_bytes += record.end - record.offset;
-        if crate::frame::is_pad(record.data) {
-            pads.add(record.end - record.offset);
-            continue;
-        }
-        sizes.add(record.data.len() as u64);
-        let r = payload
-            .validate(record.data, record.data_offset, options)
-            .and_then(|()| schema.add(payload, record.data, record.data_offset));
-        if let Err(e) = r {
-            notes.bad(record.id);
-            report(stderr, &record.context(e));
-            notes.finish(&name, stderr);
-            return Err(Failure::Data);
-        }
-        notes.record(record.id, record.data, record.data_offset);
-    }
-    notes.finish(&name, stderr);
+            sizes.add(record.data.len() as u64);
+            true
+        },
+        |data, base| schema.add(payload, data, base),
+    )?;
     let (unknown, first_unknown) = notes.unknown();
     if json {
         let feats: Vec<String> = schema
@@ -418,29 +452,16 @@ pub(super) fn infer_spec(
             )));
         }
         let mut notes = Notes::new(chosen);
-        let progress = super::progress::Progress::over("inferring", &source);
-        loop {
-            let record = match next_or_fail(&mut source, stderr) {
-                Ok(Some(record)) => record,
-                Ok(None) => break,
-                Err(e) => {
-                    notes.finish(&name, stderr);
-                    return Err(e);
-                }
-            };
-            progress.update(record.end);
-            let r = payload
-                .validate(record.data, record.data_offset, options)
-                .and_then(|()| inference.add(record.data, record.data_offset));
-            if let Err(e) = r {
-                notes.bad(record.id);
-                report(stderr, &record.context(e));
-                notes.finish(&name, stderr);
-                return Err(Failure::Data);
-            }
-            notes.record(record.id, record.data, record.data_offset);
-        }
-        notes.finish(&name, stderr);
+        walk_payloads(
+            &mut source,
+            &mut notes,
+            &name,
+            (payload, options),
+            "inferring",
+            stderr,
+            |_| true,
+            |data, base| inference.add(data, base),
+        )?;
     }
     let (inference, _, _) = inference.ok_or_else(|| Failure::Usage("no input files".into()))?;
     Ok(inference.finish())
