@@ -2,6 +2,7 @@
 //! stand on the wire, and the two ways to walk them: every entry
 //! ([`Entries`]) and the effective ones, last entry per key ([`Effective`]).
 
+use super::dedup::{self, Walk};
 use super::logical::Logical;
 use super::*;
 use crate::wire::{DecodeError, DecodeReason};
@@ -189,80 +190,81 @@ impl<'a> Iterator for Entries<'a> {
     }
 }
 
-const MARKED_ENTRIES: usize = 64;
-
-/// Iterator over the effective entries of a map (see [`FeaturesRef::iter`]).
+/// Iterator over the effective entries of a map (see [`FeaturesRef::iter`]):
+/// each entry that no later entry with the same name replaces, in wire order.
 ///
-/// On the first call it walks the entries once, keeping their names on the
-/// stack, and marks each entry that a later one with the same name replaces;
-/// then it walks them again, skipping the marked ones: two passes and at most
-/// n(n-1)/2 name comparisons, mostly settled by the lengths. Maps of more
-/// than [`Effective::MARKED`] entries, and maps with a damaged entry (whose
-/// error must come out at that entry, after the entries before it), fall back
-/// to scanning the later entries for each entry.
+/// On the first call it walks the entries once, hashing their names into a
+/// table on the stack, and marks each entry that a later one replaces; then
+/// it walks them again, skipping the marked ones. Both walks are linear.
+/// The table holds the names of [`Effective::MARKED`] entries; past that,
+/// each further window of as many entries is marked by a walk over the
+/// entries from it on (see `dedup`).
+///
+/// A damaged entry ends the map: nothing before it is known to be
+/// effective, since an entry past it could replace it. The iterator yields
+/// the damaged entry's error in place of each entry that no later entry
+/// before the damaged one replaces, then that error once more, then ends.
 #[derive(Clone, Debug)]
 pub struct Effective<'a> {
-    pub(super) entries: Entries<'a>,
-    /// Bit i: entry i is replaced by a later one. `None` before the first
-    /// call (`started == false`) or when falling back to the scan.
-    pub(super) replaced: Option<u64>,
-    pub(super) started: bool,
-    pub(super) position: u32,
+    entries: Entries<'a>,
+    /// Position of the next entry `entries` yields.
+    position: usize,
+    started: bool,
+    /// Position of the first entry of the window `replaced` covers.
+    start: usize,
+    /// Entries before the first damaged one (all of them when none is).
+    limit: usize,
+    /// The first damaged entry's error (at position `limit`).
+    error: Option<DecodeError>,
+    /// Bit i: the window's entry i is replaced by a later one.
+    replaced: [u64; dedup::WORDS],
 }
 
 impl<'a> Effective<'a> {
-    /// The most entries whose duplicates are found in one pass.
-    pub const MARKED: usize = MARKED_ENTRIES;
+    /// The most entries whose duplicates are found in one walk.
+    pub const MARKED: usize = dedup::WINDOW;
 
     pub(super) fn new(entries: Entries<'a>) -> Self {
         Effective {
             entries,
-            replaced: None,
-            started: false,
             position: 0,
+            started: false,
+            start: 0,
+            limit: usize::MAX,
+            error: None,
+            replaced: [0; dedup::WORDS],
         }
     }
 
-    /// Marks the entries that a later entry with the same name replaces.
-    pub(super) fn mark_replaced(&self) -> Option<u64> {
-        let mut names: [&[u8]; MARKED_ENTRIES] = [&[]; MARKED_ENTRIES];
+    /// Marks the window of entries from the current position.
+    fn mark(&mut self) {
+        let mut walk = Walk::new(self.entries.clone(), self.position, self.limit, self.error);
+        walk.mark_replaced();
+        self.started = true;
+        self.start = walk.start;
+        self.limit = walk.limit;
+        self.error = walk.error;
+        self.replaced = walk.replaced;
+    }
+
+    /// The number of effective entries, or the damaged entry's error (what
+    /// the iterator yields first when an entry is damaged), without the
+    /// walk that yields them.
+    pub(super) fn count_effective(self) -> Result<usize, DecodeError> {
         let mut n = 0;
-        for e in self.entries.clone() {
-            let e = e.ok()?;
-            *names.get_mut(n)? = e.name;
-            n += 1;
-        }
-        let names = &names[..n];
-        let mut replaced = 0u64;
-        for (i, a) in names.iter().enumerate() {
-            if names[i + 1..].iter().any(|b| a == b) {
-                replaced |= 1 << i;
-            }
-        }
-        Some(replaced)
-    }
-
-    /// The fallback: an entry is effective when no later entry has its name.
-    pub(super) fn next_by_scan(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
+        let mut walk = Walk::new(self.entries, 0, usize::MAX, None);
         loop {
-            let e = match self.entries.next()? {
-                Ok(e) => e,
-                Err(e) => return Some(Err(e)),
-            };
-            let mut later = self.entries.clone();
-            let mut replaced = false;
-            for l in later.by_ref() {
-                match l {
-                    Ok(l) if l.name == e.name => {
-                        replaced = true;
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(err) => return Some(Err(err)),
-                }
+            walk.mark_replaced();
+            if let Some(e) = walk.error {
+                return Err(e);
             }
-            if !replaced {
-                return Some(Ok(e));
+            n += walk.effective_in_window();
+            let end = walk.end();
+            match walk.rest.take() {
+                Some(rest) if walk.limit > end => {
+                    walk = Walk::new(rest, end, walk.limit, None);
+                }
+                _ => return Ok(n),
             }
         }
     }
@@ -273,20 +275,29 @@ impl<'a> Iterator for Effective<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if !self.started {
-            self.started = true;
-            self.replaced = self.mark_replaced();
+            self.mark();
         }
-        let Some(replaced) = self.replaced else {
-            return self.next_by_scan();
-        };
         loop {
-            let e = self.entries.next()?;
+            if self.position >= self.limit {
+                return self.error.take().map(Err);
+            }
+            if self.position - self.start == dedup::WINDOW {
+                self.mark();
+            }
+            let e = match self.entries.next()? {
+                Ok(e) => e,
+                // Not met by the marking walk, which stopped at the first
+                // damaged entry: the limit.
+                Err(e) => return Some(Err(e)),
+            };
             let position = self.position;
             self.position += 1;
-            match e {
-                Err(e) => return Some(Err(e)),
-                Ok(e) if replaced >> position & 1 == 0 => return Some(Ok(e)),
-                Ok(_) => {}
+            let replaced = position - self.start;
+            if self.replaced[replaced / 64] >> (replaced % 64) & 1 == 0 {
+                return Some(match self.error {
+                    Some(err) => Err(err),
+                    None => Ok(e),
+                });
             }
         }
     }
@@ -332,15 +343,8 @@ pub(super) fn validate_map<'a>(
         }
     }
     if strict {
-        let mut entries = map.entries();
-        while let Some(e) = entries.next() {
-            let e = e?;
-            for l in entries.clone() {
-                let l = l?;
-                if l.name == e.name {
-                    return Err(DecodeError::new(l.offset, DecodeReason::DuplicateKey));
-                }
-            }
+        if let Some(offset) = Walk::first_duplicate(map.entries())? {
+            return Err(DecodeError::new(offset, DecodeReason::DuplicateKey));
         }
     }
     Ok(())

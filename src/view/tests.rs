@@ -317,8 +317,8 @@ fn mixed_packing_is_reported_in_strict_mode() {
 }
 
 /// The effective map against a naive "last entry wins, in the order of the
-/// last entries", for small maps (one marking pass) and for maps past
-/// `Effective::MARKED` entries (the scan fallback), with duplicates.
+/// last entries", for maps that each size of the duplicate table holds,
+/// with duplicates (wider maps: `wide_maps`).
 #[test]
 fn effective_entries_small_and_large_maps() {
     for (count, modulus) in [(7usize, 5usize), (12, 12), (64, 40), (65, 65), (200, 77)] {
@@ -354,3 +354,5 @@ fn effective_entries_small_and_large_maps() {
         assert_eq!(ex.features().len().unwrap(), expected.len());
     }
 }
+
+mod wide_maps;
