@@ -22,7 +22,7 @@
 //! fixed: names built to collide make lookups slower (at most one probe per
 //! name in the window, as for the comparison of every pair), never wrong.
 
-use super::map::{Entries, Entry};
+use super::map::Entries;
 use crate::wire::DecodeError;
 
 /// Entries whose names one table holds: maps of up to this many entries
@@ -38,22 +38,54 @@ pub(super) const WORDS: usize = WINDOW / 64;
 #[inline]
 pub(super) fn hash_name(name: &[u8]) -> u32 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
-    let mut h = name.len() as u64;
-    let mut words = name.chunks_exact(8);
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        h = (h.rotate_left(26) ^ u64::from_le_bytes(b)).wrapping_mul(K);
-    }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut w = 0u64;
-        for (i, &b) in rest.iter().enumerate() {
-            w |= u64::from(b) << (8 * i);
+    let mix = |h: u64, w: u64| (h.rotate_left(26) ^ w).wrapping_mul(K);
+    let n = name.len();
+    let mut h = n as u64;
+    // Every byte is in some word (the last words overlap the ones before
+    // them), and the length is in the seed: equal hashes for different
+    // names are collisions of the mixing, not of the loading.
+    match n {
+        0 => {}
+        1..=3 => {
+            let w = u64::from(name[0]) | u64::from(name[n / 2]) << 8 | u64::from(name[n - 1]) << 16;
+            h = mix(h, w);
         }
-        h = (h.rotate_left(26) ^ w).wrapping_mul(K);
+        4..=8 => {
+            h = mix(
+                h,
+                u64::from(word32(name, 0)) | u64::from(word32(name, n - 4)) << 32,
+            )
+        }
+        _ => {
+            let mut at = 0;
+            while at + 8 < n {
+                h = mix(h, word64(name, at));
+                at += 8;
+            }
+            h = mix(h, word64(name, n - 8));
+        }
     }
     ((h ^ (h >> 32)).wrapping_mul(K) >> 32) as u32
+}
+
+/// The 4 bytes of `b` from `at` (which has them), little-endian.
+#[inline(always)]
+fn word32(b: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    if let Some(s) = b.get(at..at + 4) {
+        w.copy_from_slice(s);
+    }
+    u32::from_le_bytes(w)
+}
+
+/// The 8 bytes of `b` from `at` (which has them), little-endian.
+#[inline(always)]
+fn word64(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let Some(s) = b.get(at..at + 8) {
+        w.copy_from_slice(s);
+    }
+    u64::from_le_bytes(w)
 }
 
 /// A name in the table: its hash, and the window position of its last
@@ -206,13 +238,14 @@ impl<'a> Walk<'a> {
         self.end() - self.start - replaced as usize
     }
 
-    /// The next entry before the limit, finding the limit on the way.
-    #[inline]
-    fn next(&mut self) -> Option<Entry<'a>> {
+    /// The next entry's name and offset before the limit, finding the limit
+    /// on the way.
+    #[inline(always)]
+    fn next(&mut self) -> Option<(&'a [u8], u64)> {
         if self.pos >= self.limit {
             return None;
         }
-        match self.entries.next() {
+        match self.entries.next_name() {
             Some(Ok(e)) => {
                 self.pos += 1;
                 if self.pos - self.start == WINDOW {
@@ -311,16 +344,16 @@ impl<'a> Walk<'a> {
     ) -> Result<(), Row<'a>> {
         let first = GOAL == Goal::FirstDuplicate as u8;
         while self.pos - self.start < WINDOW {
-            let Some(e) = self.next() else {
+            let Some((name, offset)) = self.next() else {
                 return Ok(());
             };
-            let hash = hash_name(e.name);
+            let hash = hash_name(name);
             let pos = (self.pos - 1 - self.start) as u32;
-            match t.find(e.name, hash) {
+            match t.find(name, hash) {
                 Ok(r) => {
                     let row = &mut t.rows[r];
                     if first {
-                        if self.found_duplicate(row.pos, e.offset) {
+                        if self.found_duplicate(row.pos, offset) {
                             return Ok(());
                         }
                     } else {
@@ -328,22 +361,15 @@ impl<'a> Walk<'a> {
                         row.pos = pos;
                     }
                 }
-                Err(slot) => t.add(
-                    slot,
-                    Row {
-                        name: e.name,
-                        hash,
-                        pos,
-                    },
-                )?,
+                Err(slot) => t.add(slot, Row { name, hash, pos })?,
             }
         }
         // The window is full: later entries can only repeat its names.
-        while let Some(e) = self.next() {
-            if let Ok(r) = t.find(e.name, hash_name(e.name)) {
+        while let Some((name, offset)) = self.next() {
+            if let Ok(r) = t.find(name, hash_name(name)) {
                 let at = t.rows[r].pos;
                 if first {
-                    if self.found_duplicate(at, e.offset) {
+                    if self.found_duplicate(at, offset) {
                         return Ok(());
                     }
                 } else {

@@ -145,6 +145,9 @@ fn check_fixed<T: Element>(bytes: &[u8], tag_offset: u64) -> Result<usize, Decod
 /// Counts the varints of a packed run, checking each is complete and at most 10 bytes.
 #[inline]
 pub(crate) fn count_varints(bytes: &[u8], base: u64) -> Result<usize, DecodeError> {
+    if bytes.len() <= 10 && crate::wire::decode_varint(bytes).is_ok_and(|(_, n)| n == bytes.len()) {
+        return Ok(1); // one varint (the one-value list)
+    }
     crate::wire::count_packed_varints(bytes)
         .map_err(|(at, reason)| DecodeError::new(base + at as u64, reason))
 }
@@ -158,6 +161,17 @@ fn copy_run<T: Element>(b: &[u8], off: u64, tag: u64, out: &mut [T]) -> Result<u
         let count = check_fixed::<T>(b, tag)?;
         T::copy_fixed(b, out);
         return Ok(count);
+    }
+    if b.len() <= 10 {
+        // A run that is one varint (the one-value list): decoded as such.
+        if let Ok((v, len)) = crate::wire::decode_varint(b) {
+            if len == b.len() {
+                if let Some(slot) = out.first_mut() {
+                    *slot = T::from_bits(v);
+                }
+                return Ok(1);
+            }
+        }
     }
     let mut slots = out.iter_mut();
     crate::wire::for_each_packed_varint(b, |v| {

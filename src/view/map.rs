@@ -160,10 +160,71 @@ pub struct Entries<'a> {
     pub(super) depth: u32,
 }
 
-impl<'a> Iterator for Entries<'a> {
-    type Item = Result<Entry<'a>, DecodeError>;
+impl<'a> Entries<'a> {
+    /// The entry whose body `body` starts at `at` (its tag at `offset`).
+    #[inline(never)]
+    fn entry(&mut self, body: &'a [u8], offset: u64, at: u64) -> Result<Entry<'a>, DecodeError> {
+        let r = nested_depth(self.depth, at).and_then(|d| {
+            let (name, name_offset, value) = parse_entry(body, at, d)?;
+            Ok(Entry {
+                name,
+                offset,
+                name_offset,
+                value,
+            })
+        });
+        if r.is_err() {
+            self.fields = Logical::root(&[], 0, 0).fields();
+        }
+        r
+    }
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
+/// The usual entry, `0a <len> key 12 <len> value` with one-byte tags, a
+/// one-byte key length and a value length of one or two bytes, and nothing
+/// else: the key, and the value with its offset in `body`. What
+/// [`parse_entry`] returns for it, read from the bytes directly.
+#[inline]
+fn split_entry(body: &[u8]) -> Option<(&[u8], &[u8], usize)> {
+    let [0x0a, key_len, rest @ ..] = body else {
+        return None;
+    };
+    let key = rest.get(..*key_len as usize)?;
+    let [0x12, rest @ ..] = rest.get(key.len()..)? else {
+        return None;
+    };
+    let (len, n) = match *rest {
+        [l, ..] if l < 0x80 => (l as usize, 1),
+        [l0, l1, ..] if l1 < 0x80 => ((l0 & 0x7f) as usize | (l1 as usize) << 7, 2),
+        _ => return None,
+    };
+    let value = rest.get(n..)?;
+    (*key_len < 0x80 && value.len() == len).then_some((key, value, 3 + key.len() + n))
+}
+
+impl<'a> Entries<'a> {
+    /// The usual entry in the usual place, read straight from the bytes:
+    /// `Some(Ok)` with what [`next`](Iterator::next) would return, `None`
+    /// (nothing read) when the next entry is not that simple.
+    #[inline(always)]
+    fn next_usual(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
+        let (body, offset, at) = self.fields.next_short_len(0x0a)?;
+        if self.depth + 1 < MAX_DEPTH {
+            if let Some((name, value, value_start)) = split_entry(body) {
+                return Some(Ok(Entry {
+                    name,
+                    offset,
+                    name_offset: at + 2,
+                    value: Logical::root(value, at + value_start as u64, self.depth + 2),
+                }));
+            }
+        }
+        Some(self.entry(body, offset, at))
+    }
+
+    /// [`next`](Iterator::next) past the usual entry: the general walk.
+    #[inline(never)]
+    fn next_general(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
         for f in self.fields.by_ref() {
             let f = match f {
                 Ok(f) => f,
@@ -172,21 +233,37 @@ impl<'a> Iterator for Entries<'a> {
             let (1, Value::Len(body)) = (f.number, f.value) else {
                 continue;
             };
-            let r = nested_depth(self.depth, f.value_offset).and_then(|d| {
-                let (name, name_offset, value) = parse_entry(body, f.value_offset, d)?;
-                Ok(Entry {
-                    name,
-                    offset: f.offset,
-                    name_offset,
-                    value,
-                })
-            });
-            if r.is_err() {
-                self.fields = Logical::root(&[], 0, 0).fields();
-            }
-            return Some(r);
+            return Some(self.entry(body, f.offset, f.value_offset));
         }
         None
+    }
+
+    /// The next entry's name and offset, or its error: what
+    /// [`next`](Iterator::next) yields, without making the entry (for the
+    /// walks that only look at names).
+    #[inline(always)]
+    pub(super) fn next_name(&mut self) -> Option<Result<(&'a [u8], u64), DecodeError>> {
+        if let Some((body, offset, at)) = self.fields.next_short_len(0x0a) {
+            if self.depth + 1 < MAX_DEPTH {
+                if let Some((name, _, _)) = split_entry(body) {
+                    return Some(Ok((name, offset)));
+                }
+            }
+            return Some(self.entry(body, offset, at).map(|e| (e.name, e.offset)));
+        }
+        Some(self.next_general()?.map(|e| (e.name, e.offset)))
+    }
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Result<Entry<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_usual() {
+            Some(e) => Some(e),
+            None => self.next_general(),
+        }
     }
 }
 
@@ -303,6 +380,33 @@ impl<'a> Iterator for Effective<'a> {
     }
 }
 
+/// Validates one map entry (its body `body` at `base`, nested at `depth`).
+fn validate_entry<'a>(
+    body: &'a [u8],
+    base: u64,
+    depth: u32,
+    strict: bool,
+    valid_name: impl Fn(&[u8]) -> bool,
+    value: &mut impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    for g in FieldReader::new(body, base, depth) {
+        let g = g?;
+        match (g.number, g.value) {
+            (1, Value::Len(k)) if !valid_name(k) => {
+                return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
+            }
+            (1, Value::Len(_)) => {}
+            (2, Value::Len(v)) => {
+                let vd = nested_depth(depth, g.value_offset)?;
+                value(v, g.value_offset, vd)?;
+            }
+            _ if strict => return Err(unknown_field(&g)),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Validates every segment and entry of a map; `value` checks one segment
 /// of a value at its depth.
 pub(super) fn validate_map<'a>(
@@ -312,9 +416,27 @@ pub(super) fn validate_map<'a>(
     mut value: impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {
     let depth = map.msg.depth();
+    let utf8 = schema.utf8_names();
+    let valid_name = |k: &[u8]| !utf8 || k.is_ascii() || std::str::from_utf8(k).is_ok();
     for seg in map.msg.segments() {
         let (seg, base) = seg?;
-        for f in FieldReader::new(seg, base, depth) {
+        let mut fields = FieldReader::new(seg, base, depth);
+        loop {
+            // The usual entry, checked from its bytes as the loop below
+            // would check it: the key, then the value.
+            if let Some((body, _, at)) = fields.next_short_len(0x0a) {
+                if let (Some((key, v, start)), true) = (split_entry(body), depth + 1 < MAX_DEPTH) {
+                    if !valid_name(key) {
+                        return Err(DecodeError::new(at + 2, DecodeReason::InvalidUtf8));
+                    }
+                    value(v, at + start as u64, depth + 2)?;
+                } else {
+                    let d = nested_depth(depth, at)?;
+                    validate_entry(body, at, d, strict, valid_name, &mut value)?;
+                }
+                continue;
+            }
+            let Some(f) = fields.next() else { break };
             let f = f?;
             let (1, Value::Len(body)) = (f.number, f.value) else {
                 if strict {
@@ -323,23 +445,7 @@ pub(super) fn validate_map<'a>(
                 continue;
             };
             let d = nested_depth(depth, f.value_offset)?;
-            for g in FieldReader::new(body, f.value_offset, d) {
-                let g = g?;
-                match (g.number, g.value) {
-                    (1, Value::Len(k))
-                        if schema.utf8_names() && std::str::from_utf8(k).is_err() =>
-                    {
-                        return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
-                    }
-                    (1, Value::Len(_)) => {}
-                    (2, Value::Len(v)) => {
-                        let vd = nested_depth(d, g.value_offset)?;
-                        value(v, g.value_offset, vd)?;
-                    }
-                    _ if strict => return Err(unknown_field(&g)),
-                    _ => {}
-                }
-            }
+            validate_entry(body, f.value_offset, d, strict, valid_name, &mut value)?;
         }
     }
     if strict {
