@@ -446,6 +446,13 @@ pub struct BytesIter<'a> {
 impl<'a> BytesIter<'a> {
     /// The next value with its absolute offset.
     pub fn next_with_offset(&mut self) -> Option<Result<(&'a [u8], u64), DecodeError>> {
+        // A value with a short length, read straight from the bytes.
+        if let Some((b, _, at)) = self.fields.next_short_len(0x0a) {
+            return Some(Ok((b, at)));
+        }
+        if self.fields.plain_and_done() {
+            return None;
+        }
         for f in self.fields.by_ref() {
             match f {
                 Err(e) => return Some(Err(e)),
@@ -470,6 +477,7 @@ impl<'a> Iterator for BytesIter<'a> {
 }
 
 /// Validates one list payload (one segment) of element kind `kind`.
+#[inline]
 pub(crate) fn validate_list_segment(
     kind: crate::view::Kind,
     seg: &[u8],
@@ -487,6 +495,19 @@ pub(crate) fn validate_list_segment(
             Kind::Int32 | Kind::Int64 => count_varints(b, at).map(drop),
         };
     }
+    validate_list_fields(kind, seg, base, depth, strict)
+}
+
+/// [`validate_list_segment`] by the walk of the segment's fields.
+#[inline(never)]
+fn validate_list_fields(
+    kind: crate::view::Kind,
+    seg: &[u8],
+    base: u64,
+    depth: u32,
+    strict: bool,
+) -> Result<(), DecodeError> {
+    use crate::view::Kind;
     for f in crate::wire::FieldReader::new(seg, base, depth) {
         let f = f?;
         let known = match kind {

@@ -239,6 +239,13 @@ impl<'a> LogicalFields<'a> {
         }
         self.readers[self.level as usize].next_short_len(tag)
     }
+
+    /// Whether this walks a plain message (no path) that has no field left:
+    /// `next` is then `None`, and cheaply known to be.
+    #[inline]
+    pub(crate) fn plain_and_done(&self) -> bool {
+        self.len == 0 && (self.done || self.readers[0].is_done())
+    }
 }
 
 /// Iterator over the segments of a [`Logical`]: `(payload, absolute offset)`.

@@ -442,6 +442,12 @@ impl<'a> FieldReader<'a> {
         self.depth
     }
 
+    /// Whether the reader has nothing more to return (`next` is `None`).
+    #[inline]
+    pub(crate) fn is_done(&self) -> bool {
+        self.failed || self.bytes.is_empty()
+    }
+
     /// The next field when it is length-delimited, with the one-byte tag
     /// `tag`, a length of one or two bytes, and fits: its payload and the
     /// absolute offsets of its tag and payload, read without the general
