@@ -6,7 +6,7 @@
 //! The names of a window of up to [`WINDOW`] consecutive entries go into an
 //! open-addressing table on the stack, keyed by a hash of the name (the
 //! names' bytes are compared when the hashes match, so colliding names stay
-//! apart). The table starts with 16 slots and grows to 128, 512 and then 2 048
+//! apart). The table starts with 32 slots and grows to 128, 512 and then 2 048
 //! as new names arrive, so a small map initialises a small table. Entries
 //! after the window are only looked up in it, since they can replace a
 //! window entry but nothing the window needs to remember.
@@ -301,20 +301,20 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// The walk, with a table grown as the window's names need: 8 names in
-    /// 16 slots, then 64, 256 and [`WINDOW`] names (each table is
+    /// The walk, with a table grown as the window's names need: 16 names in
+    /// 32 slots, then 64, 256 and [`WINDOW`] names (each table is
     /// initialised when it is needed, so a small map pays for a small one).
     #[inline]
     fn run<const GOAL: u8>(&mut self) {
-        let mut t = Table::<8, 16>::new();
-        if let Err(row) = self.fill::<8, 16, GOAL>(&mut t) {
+        let mut t = Table::<16, 32>::new();
+        if let Err(row) = self.fill::<16, 32, GOAL>(&mut t) {
             self.run_64::<GOAL>(&t, row);
         }
     }
 
-    /// The walk once more than 8 names are in the window.
+    /// The walk once more than 16 names are in the window.
     #[inline(never)]
-    fn run_64<const GOAL: u8>(&mut self, smaller: &Table<'a, 8, 16>, row: Row<'a>) {
+    fn run_64<const GOAL: u8>(&mut self, smaller: &Table<'a, 16, 32>, row: Row<'a>) {
         let mut t = smaller.grown::<64, 128>();
         if t.add_new(row).is_ok() {
             if let Err(row) = self.fill::<64, 128, GOAL>(&mut t) {

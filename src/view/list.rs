@@ -145,8 +145,8 @@ fn check_fixed<T: Element>(bytes: &[u8], tag_offset: u64) -> Result<usize, Decod
 /// Counts the varints of a packed run, checking each is complete and at most 10 bytes.
 #[inline]
 pub(crate) fn count_varints(bytes: &[u8], base: u64) -> Result<usize, DecodeError> {
-    if bytes.len() <= 10 && crate::wire::decode_varint(bytes).is_ok_and(|(_, n)| n == bytes.len()) {
-        return Ok(1); // one varint (the one-value list)
+    if crate::wire::single_varint(bytes).is_some() {
+        return Ok(1); // the one-value list
     }
     crate::wire::count_packed_varints(bytes)
         .map_err(|(at, reason)| DecodeError::new(base + at as u64, reason))
@@ -162,16 +162,12 @@ fn copy_run<T: Element>(b: &[u8], off: u64, tag: u64, out: &mut [T]) -> Result<u
         T::copy_fixed(b, out);
         return Ok(count);
     }
-    if b.len() <= 10 {
-        // A run that is one varint (the one-value list): decoded as such.
-        if let Ok((v, len)) = crate::wire::decode_varint(b) {
-            if len == b.len() {
-                if let Some(slot) = out.first_mut() {
-                    *slot = T::from_bits(v);
-                }
-                return Ok(1);
-            }
+    if let Some(v) = crate::wire::single_varint(b) {
+        // A run that is one varint (the one-value list).
+        if let Some(slot) = out.first_mut() {
+            *slot = T::from_bits(v);
         }
+        return Ok(1);
     }
     let mut slots = out.iter_mut();
     crate::wire::for_each_packed_varint(b, |v| {
