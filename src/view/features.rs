@@ -56,6 +56,10 @@ impl<'a> FeaturesRef<'a> {
     }
 
     /// The feature named `name` (its last entry), without decoding the others.
+    ///
+    /// It reads every entry, since a later entry with the name would replace
+    /// the one found and a damaged entry anywhere is an error; entries with
+    /// other names are only compared.
     pub fn get(&self, name: impl AsRef<[u8]>) -> Result<Option<FeatureRef<'a>>, DecodeError> {
         Ok(self
             .map

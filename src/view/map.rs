@@ -135,11 +135,15 @@ impl<'a> MapRef<'a> {
     }
 
     /// The last entry whose key is `name`.
+    ///
+    /// Every entry is read: a later entry with the same key replaces an
+    /// earlier one, and a damaged entry anywhere is an error, so the walk
+    /// cannot stop at a match. Only the matching entries are made.
     pub(super) fn get(&self, name: &[u8]) -> Result<Option<Entry<'a>>, DecodeError> {
+        let mut entries = self.entries();
         let mut found = None;
-        for e in self.entries() {
-            let e = e?;
-            if e.name == name {
+        while let Some(e) = entries.next_named(name) {
+            if let Some(e) = e? {
                 found = Some(e);
             }
         }
@@ -236,6 +240,30 @@ impl<'a> Entries<'a> {
             return Some(self.entry(body, f.offset, f.value_offset));
         }
         None
+    }
+
+    /// The next entry when its key is `name`, `Ok(None)` when it has
+    /// another one, or its error: what [`next`](Iterator::next) yields,
+    /// without making the entries that do not match (for lookups).
+    #[inline(always)]
+    fn next_named(&mut self, name: &[u8]) -> Option<Result<Option<Entry<'a>>, DecodeError>> {
+        if let Some((body, offset, at)) = self.fields.next_short_len(0x0a) {
+            if self.depth + 1 < MAX_DEPTH {
+                if let Some((key, value, value_start)) = split_entry(body) {
+                    return Some(Ok((key == name).then(|| Entry {
+                        name: key,
+                        offset,
+                        name_offset: at + 2,
+                        value: Logical::root(value, at + value_start as u64, self.depth + 2),
+                    })));
+                }
+            }
+            return Some(
+                self.entry(body, offset, at)
+                    .map(|e| (e.name == name).then_some(e)),
+            );
+        }
+        Some(self.next_general()?.map(|e| (e.name == name).then_some(e)))
     }
 
     /// The next entry's name and offset, or its error: what
