@@ -282,6 +282,22 @@ pub(super) fn validate_feature_segment(
     schema: Schema,
     strict: bool,
 ) -> Result<(), DecodeError> {
+    // The usual feature, `<list tag> <len> 0a <len> run`, every length one
+    // byte: checked from its bytes as the two steps below would check it.
+    if let [tag, len, 0x0a, run_len, run @ ..] = seg {
+        if tag & 0x87 == 2
+            && *tag >= 8
+            && *len < 0x80
+            && *run_len < 0x80
+            && *len as usize == seg.len() - 2
+            && *run_len as usize == run.len()
+            && depth < MAX_DEPTH
+        {
+            if let Some(kind) = schema.kind_of(u32::from(tag >> 3)) {
+                return list::validate_one_run(kind, run, base + 2, base + 4);
+            }
+        }
+    }
     if let Some((field, payload, at)) = Logical::root(seg, base, depth).single_len_field_any() {
         if let Some(kind) = schema.kind_of(field) {
             let d = nested_depth(depth, at)?;

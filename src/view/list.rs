@@ -481,17 +481,28 @@ pub(crate) fn validate_list_segment(
     depth: u32,
     strict: bool,
 ) -> Result<(), DecodeError> {
-    use crate::view::Kind;
     if let Some((b, at)) = Logical::root(seg, base, depth).single_len_field(1) {
-        // One packed run (or one bytes value) and nothing else.
-        return match kind {
-            Kind::Bytes => Ok(()),
-            Kind::Float => check_fixed::<f32>(b, base).map(drop),
-            Kind::Double => check_fixed::<f64>(b, base).map(drop),
-            Kind::Int32 | Kind::Int64 => count_varints(b, at).map(drop),
-        };
+        return validate_one_run(kind, b, base, at);
     }
     validate_list_fields(kind, seg, base, depth, strict)
+}
+
+/// Validates a list made of one packed run (or one bytes value) `run` and
+/// nothing else: the list's first byte at `base`, the run's at `at`.
+#[inline]
+pub(crate) fn validate_one_run(
+    kind: crate::view::Kind,
+    run: &[u8],
+    base: u64,
+    at: u64,
+) -> Result<(), DecodeError> {
+    use crate::view::Kind;
+    match kind {
+        Kind::Bytes => Ok(()),
+        Kind::Float => check_fixed::<f32>(run, base).map(drop),
+        Kind::Double => check_fixed::<f64>(run, base).map(drop),
+        Kind::Int32 | Kind::Int64 => count_varints(run, at).map(drop),
+    }
 }
 
 /// [`validate_list_segment`] by the walk of the segment's fields.
