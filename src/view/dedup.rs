@@ -11,9 +11,8 @@
 //! after the window are only looked up in it, since they can replace a
 //! window entry but nothing the window needs to remember.
 //!
-//! A map of at most [`WINDOW`] entries (after its first [`WINDOW`]
-//! positions, any number of entries whose names the window holds) is thus
-//! one walk and one hash lookup per entry. A larger one takes one walk per
+//! A map of at most [`WINDOW`] entries is thus one walk and one hash
+//! lookup per entry. A larger one takes one walk per
 //! window, each over the entries from that window on: about n / WINDOW
 //! walks, n² / (2 · WINDOW) lookups. That is the price of a table of fixed
 //! size (the read path allocates nothing), and maps that wide are rare.
@@ -271,9 +270,9 @@ impl<'a> Walk<'a> {
         self.run::<{ Goal::Replaced as u8 }>();
     }
 
-    /// Strict mode's duplicate check from this window on: the offset of
-    /// the entry that repeats the first entry (from the window's first) to
-    /// have a later duplicate, or `None`.
+    /// Strict mode's duplicate check of the map whose entries are
+    /// `entries`: the offset of the entry that repeats the first entry (in
+    /// wire order) to have a later duplicate, or `None`.
     ///
     /// When an entry is damaged it answers as the check of every later
     /// entry for each entry did: the duplicate of the map's first entry
