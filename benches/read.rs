@@ -1,8 +1,8 @@
 //! Read-path throughput of recordwire beside its peers, in one run, over the
-//! two seeded corpora of `benches/common/corpus.rs` (BERT-like and
-//! ImageNet-like tf.Examples in TFRecord files held in memory).
+//! seeded corpora of `benches/common/corpus.rs` (BERT-like, ImageNet-like
+//! and CTR-like tf.Examples in TFRecord files held in memory).
 //!
-//! Groups, per corpus (`bert/...`, `image/...`):
+//! Groups, per corpus (`bert/...`, `image/...`, `ctr/...`):
 //! - `framing`: frames with both CRCs checked — recordwire, the `tfrecord`
 //!   crate (`check_integrity: true`), and two floors over the same bytes:
 //!   `crc32c` (one CRC32C pass) and `memory` (summing every byte);
@@ -19,6 +19,11 @@
 //! - `get`: random access to 1 000 pseudo-random ids through the index, with
 //!   the frame CRC and one feature lookup, beside one random 64-byte read of
 //!   the same bytes per id;
+//! - `wide/N` (the feature-count sweep, N = 8 … 1024): records of N one-value
+//!   int64 features, every value visited as in `decode` — recordwire
+//!   validated and lazy, prost owned, quick-protobuf — with about 130 000
+//!   features per iteration at every N, so the medians divide into ns per
+//!   record (`benches/report.py` prints them);
 //! - `micro`: single fast paths against what they replaced, in the same run
 //!   (varint lists byte by byte vs a word at a time; the length CRC through
 //!   the crate's call vs the inline table).
@@ -335,6 +340,7 @@ fn bench(c: &mut Criterion) {
         let buf: &[u8] = &file;
         let (a, b) = match corpus.name {
             "bert" => ("input_ids", "masked_lm_ids"),
+            "ctr" => ("C7", "I3"),
             _ => ("image/encoded", "image/class/label"),
         };
         let lookup_values = match corpus.name {
@@ -496,5 +502,43 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, micro, bench);
+/// Feature counts of the `wide` sweep.
+const WIDTHS: [usize; 9] = [8, 16, 32, 64, 65, 128, 256, 512, 1024];
+
+/// Features per iteration of the `wide` sweep, at every width.
+const WIDE_FEATURES: usize = 1 << 17;
+
+/// The feature-count sweep: records of N one-value int64 features, decoded
+/// like the `decode` group (framing with CRCs, every value), so the cost per
+/// record shows how each decoder scales with the width of the map.
+fn wide(c: &mut Criterion) {
+    for n in WIDTHS {
+        let records = WIDE_FEATURES / n;
+        let file = corpus::wide_file(n, records);
+        let buf: &[u8] = &file;
+        let mut sink = Sink::new();
+        let check = |(r, values): (usize, usize)| {
+            assert_eq!(r, records);
+            assert_eq!(values, records * n);
+        };
+        let mut g = c.benchmark_group(format!("wide/{n}"));
+        g.throughput(Throughput::Elements(records as u64));
+        g.sample_size(20);
+        g.bench_function("recordwire", |bch| {
+            bch.iter(|| check(recordwire_decode(buf, &mut sink)))
+        });
+        g.bench_function("recordwire_lazy", |bch| {
+            bch.iter(|| check(recordwire_decode_lazy(buf, &mut sink)))
+        });
+        g.bench_function("prost_owned", |bch| {
+            bch.iter(|| check(prost_owned_decode(buf, &mut sink)))
+        });
+        g.bench_function("quick_protobuf", |bch| {
+            bch.iter(|| check(quick_decode(buf, &mut sink)))
+        });
+        g.finish();
+    }
+}
+
+criterion_group!(benches, micro, bench, wide);
 criterion_main!(benches);

@@ -5,8 +5,9 @@
 //! cargo run --release --example gen_corpus -- DIR [SCALE]
 //! ```
 //!
-//! writes `DIR/bert.tfrecord` and `DIR/image.tfrecord`, the same bytes the
-//! criterion benches read (SCALE, default 1, multiplies the record counts).
+//! writes `DIR/bert.tfrecord`, `DIR/image.tfrecord` and `DIR/ctr.tfrecord`,
+//! the same bytes the criterion benches read (SCALE, default 1, multiplies
+//! the record counts).
 
 #[path = "../benches/common/corpus.rs"]
 mod corpus;

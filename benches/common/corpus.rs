@@ -1,4 +1,4 @@
-//! The two benchmark corpora, generated reproducibly from a fixed seed: the
+//! The benchmark corpora, generated reproducibly from a fixed seed: the
 //! same bytes on every machine and every run, shared by the criterion
 //! benches and `examples/gen_corpus.rs` (which writes them to files for
 //! `recordwire bench` and the TensorFlow script).
@@ -10,6 +10,11 @@
 //! - ImageNet-like: `image/encoded` (100 000 random bytes) plus 12 small
 //!   features (format, label, size, four bbox float lists, filename, synset,
 //!   bbox labels): 27 values per record.
+//! - CTR-like (Criteo's display-ads layout): `label` and 13 count features
+//!   `I1`..`I13` (one int64 each), 26 hashed categories `C1`..`C26` (one
+//!   8-hex-digit string each): 40 values per record, about 700 bytes.
+//! - Wide (`wide`, for the feature-count sweep): `n` one-value int64
+//!   features `feat_0`, `feat_1`, ….
 //!
 //! The encoding is written out field by field here (not with the crate's
 //! encoder), so the benchmarks do not depend on the code they measure.
@@ -149,9 +154,61 @@ pub fn image(rng: &mut Rng) -> Vec<u8> {
     example(&f)
 }
 
+/// Values per CTR-like record.
+pub const CTR_VALUES: usize = 40;
+
+/// One CTR-like tf.Example: Criteo's columns (a click label, 13 integer
+/// counts, 26 categorical values hashed to 8 hex digits), one value each.
+pub fn ctr(rng: &mut Rng) -> Vec<u8> {
+    const I: [&str; 13] = [
+        "I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10", "I11", "I12", "I13",
+    ];
+    const C: [&str; 26] = [
+        "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "C13", "C14",
+        "C15", "C16", "C17", "C18", "C19", "C20", "C21", "C22", "C23", "C24", "C25", "C26",
+    ];
+    let mut f: Vec<(&str, V)> = Vec::with_capacity(40);
+    f.push(("label", V::Int(vec![i64::from(rng.next() % 4 == 0)])));
+    for name in I {
+        // Counts: mostly small, a few in the tens of thousands.
+        let bits = rng.next() % 17;
+        f.push((name, V::Int(vec![(rng.next() % (1 << bits)) as i64])));
+    }
+    for name in C {
+        let category = format!("{:08x}", rng.next() as u32);
+        f.push((name, V::Bytes(vec![category.into_bytes()])));
+    }
+    example(&f)
+}
+
+/// The name of the `i`th feature of a wide record.
+pub fn wide_name(i: usize) -> String {
+    format!("feat_{i}")
+}
+
+/// One tf.Example of `n` one-value int64 features (`feat_0`, …).
+pub fn wide(rng: &mut Rng, n: usize) -> Vec<u8> {
+    let names: Vec<String> = (0..n).map(wide_name).collect();
+    let f: Vec<(&str, V)> = names
+        .iter()
+        .map(|name| (name.as_str(), V::Int(vec![(rng.next() % 100_000) as i64])))
+        .collect();
+    example(&f)
+}
+
+/// A TFRecord file (both CRCs) of `records` wide records of `n` features.
+pub fn wide_file(n: usize, records: usize) -> Vec<u8> {
+    let mut rng = Rng(Rng::SEED);
+    let mut out = Vec::new();
+    for _ in 0..records {
+        write_tfrecord_frame(&mut out, &wide(&mut rng, n));
+    }
+    out
+}
+
 /// A corpus: its name, record count and generator.
 pub struct Corpus {
-    /// `bert` or `image`.
+    /// `bert`, `image` or `ctr`.
     pub name: &'static str,
     /// Records in the in-memory benchmark file.
     pub records: usize,
@@ -161,8 +218,8 @@ pub struct Corpus {
     pub make: fn(&mut Rng) -> Vec<u8>,
 }
 
-/// Both corpora, at the sizes the benches use (about 18 MB and 20 MB).
-pub const CORPORA: [Corpus; 2] = [
+/// The corpora, at the sizes the benches use (about 18 MB, 20 MB and 35 MB).
+pub const CORPORA: [Corpus; 3] = [
     Corpus {
         name: "bert",
         records: 20_000,
@@ -174,6 +231,12 @@ pub const CORPORA: [Corpus; 2] = [
         records: 200,
         values_per_record: IMAGE_VALUES,
         make: image,
+    },
+    Corpus {
+        name: "ctr",
+        records: 50_000,
+        values_per_record: CTR_VALUES,
+        make: ctr,
     },
 ];
 

@@ -111,6 +111,7 @@ impl<'a> FeatureRef<'a> {
     /// The last oneof member on the wire wins; when the same member appears
     /// several times in a row (with no other member between), its lists are
     /// merged (concatenated).
+    #[inline]
     pub fn list(&self) -> Result<Option<ListRef<'a>>, DecodeError> {
         // A feature made of one list field and nothing else (the usual
         // shape) is recognised from its first bytes.
@@ -123,6 +124,13 @@ impl<'a> FeatureRef<'a> {
                 )));
             }
         }
+        self.list_general()
+    }
+
+    /// [`list`](Self::list) from the walk of the feature's fields.
+    #[inline(never)]
+    fn list_general(&self) -> Result<Option<ListRef<'a>>, DecodeError> {
+        let depth = self.msg.depth();
         /// The winning member so far.
         struct Member<'a> {
             field: u32,
@@ -266,6 +274,7 @@ pub(super) fn nested_depth(depth: u32, at: u64) -> Result<u32, DecodeError> {
     }
 }
 
+#[inline]
 pub(super) fn validate_feature_segment(
     seg: &[u8],
     base: u64,
@@ -273,12 +282,40 @@ pub(super) fn validate_feature_segment(
     schema: Schema,
     strict: bool,
 ) -> Result<(), DecodeError> {
+    // The usual feature, `<list tag> <len> 0a <len> run`, every length one
+    // byte: checked from its bytes as the two steps below would check it.
+    if let [tag, len, 0x0a, run_len, run @ ..] = seg {
+        if tag & 0x87 == 2
+            && *tag >= 8
+            && *len < 0x80
+            && *run_len < 0x80
+            && *len as usize == seg.len() - 2
+            && *run_len as usize == run.len()
+            && depth < MAX_DEPTH
+        {
+            if let Some(kind) = schema.kind_of(u32::from(tag >> 3)) {
+                return list::validate_one_run(kind, run, base + 2, base + 4);
+            }
+        }
+    }
     if let Some((field, payload, at)) = Logical::root(seg, base, depth).single_len_field_any() {
         if let Some(kind) = schema.kind_of(field) {
             let d = nested_depth(depth, at)?;
             return list::validate_list_segment(kind, payload, at, d, strict);
         }
     }
+    validate_feature_fields(seg, base, depth, schema, strict)
+}
+
+/// [`validate_feature_segment`] by the walk of the segment's fields.
+#[inline(never)]
+fn validate_feature_fields(
+    seg: &[u8],
+    base: u64,
+    depth: u32,
+    schema: Schema,
+    strict: bool,
+) -> Result<(), DecodeError> {
     for f in FieldReader::new(seg, base, depth) {
         let f = f?;
         match (schema.kind_of(f.number), f.value) {

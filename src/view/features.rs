@@ -56,6 +56,10 @@ impl<'a> FeaturesRef<'a> {
     }
 
     /// The feature named `name` (its last entry), without decoding the others.
+    ///
+    /// It reads every entry, since a later entry with the name would replace
+    /// the one found and a damaged entry anywhere is an error; entries with
+    /// other names are only compared.
     pub fn get(&self, name: impl AsRef<[u8]>) -> Result<Option<FeatureRef<'a>>, DecodeError> {
         Ok(self
             .map
@@ -65,9 +69,15 @@ impl<'a> FeaturesRef<'a> {
 
     /// The effective features: each name once, with its last entry, in the
     /// order of those last entries. Finding duplicates costs one extra walk
-    /// of the entries and a comparison of their names (no allocation; maps
-    /// of more than 64 entries scan the later entries for each entry); use
-    /// [`get`](Self::get) for lookups.
+    /// of the entries, hashing their names into a table on the stack (no
+    /// allocation; linear up to [`Effective::MARKED`] entries, one more
+    /// walk per further window of as many entries); use [`get`](Self::get)
+    /// for lookups.
+    ///
+    /// When an entry is damaged, no entry before it is known to be
+    /// effective (a later one could replace it): the iterator yields the
+    /// damaged entry's error first (once per entry it holds back, then once
+    /// more) and ends.
     pub fn iter(&self) -> NamedFeatures<'a, Effective<'a>> {
         Named::new(self.map.effective(), self.schema)
     }
@@ -77,14 +87,10 @@ impl<'a> FeaturesRef<'a> {
         Named::new(self.map.entries(), self.schema)
     }
 
-    /// Number of distinct features.
+    /// Number of distinct features (one walk of the entries, as
+    /// [`iter`](Self::iter) marks them), or the first damaged entry's error.
     pub fn len(&self) -> Result<usize, DecodeError> {
-        let mut n = 0;
-        for e in self.map.effective() {
-            e?;
-            n += 1;
-        }
-        Ok(n)
+        self.map.effective().count_effective()
     }
 
     /// Whether there are no features.

@@ -145,6 +145,9 @@ fn check_fixed<T: Element>(bytes: &[u8], tag_offset: u64) -> Result<usize, Decod
 /// Counts the varints of a packed run, checking each is complete and at most 10 bytes.
 #[inline]
 pub(crate) fn count_varints(bytes: &[u8], base: u64) -> Result<usize, DecodeError> {
+    if crate::wire::single_varint(bytes).is_some() {
+        return Ok(1); // the one-value list
+    }
     crate::wire::count_packed_varints(bytes)
         .map_err(|(at, reason)| DecodeError::new(base + at as u64, reason))
 }
@@ -158,6 +161,13 @@ fn copy_run<T: Element>(b: &[u8], off: u64, tag: u64, out: &mut [T]) -> Result<u
         let count = check_fixed::<T>(b, tag)?;
         T::copy_fixed(b, out);
         return Ok(count);
+    }
+    if let Some(v) = crate::wire::single_varint(b) {
+        // A run that is one varint (the one-value list).
+        if let Some(slot) = out.first_mut() {
+            *slot = T::from_bits(v);
+        }
+        return Ok(1);
     }
     let mut slots = out.iter_mut();
     crate::wire::for_each_packed_varint(b, |v| {
@@ -444,6 +454,13 @@ pub struct BytesIter<'a> {
 impl<'a> BytesIter<'a> {
     /// The next value with its absolute offset.
     pub fn next_with_offset(&mut self) -> Option<Result<(&'a [u8], u64), DecodeError>> {
+        // A value with a short length, read straight from the bytes.
+        if let Some((b, _, at)) = self.fields.next_short_len(0x0a) {
+            return Some(Ok((b, at)));
+        }
+        if self.fields.plain_and_done() {
+            return None;
+        }
         for f in self.fields.by_ref() {
             match f {
                 Err(e) => return Some(Err(e)),
@@ -468,6 +485,7 @@ impl<'a> Iterator for BytesIter<'a> {
 }
 
 /// Validates one list payload (one segment) of element kind `kind`.
+#[inline]
 pub(crate) fn validate_list_segment(
     kind: crate::view::Kind,
     seg: &[u8],
@@ -475,16 +493,40 @@ pub(crate) fn validate_list_segment(
     depth: u32,
     strict: bool,
 ) -> Result<(), DecodeError> {
-    use crate::view::Kind;
     if let Some((b, at)) = Logical::root(seg, base, depth).single_len_field(1) {
-        // One packed run (or one bytes value) and nothing else.
-        return match kind {
-            Kind::Bytes => Ok(()),
-            Kind::Float => check_fixed::<f32>(b, base).map(drop),
-            Kind::Double => check_fixed::<f64>(b, base).map(drop),
-            Kind::Int32 | Kind::Int64 => count_varints(b, at).map(drop),
-        };
+        return validate_one_run(kind, b, base, at);
     }
+    validate_list_fields(kind, seg, base, depth, strict)
+}
+
+/// Validates a list made of one packed run (or one bytes value) `run` and
+/// nothing else: the list's first byte at `base`, the run's at `at`.
+#[inline]
+pub(crate) fn validate_one_run(
+    kind: crate::view::Kind,
+    run: &[u8],
+    base: u64,
+    at: u64,
+) -> Result<(), DecodeError> {
+    use crate::view::Kind;
+    match kind {
+        Kind::Bytes => Ok(()),
+        Kind::Float => check_fixed::<f32>(run, base).map(drop),
+        Kind::Double => check_fixed::<f64>(run, base).map(drop),
+        Kind::Int32 | Kind::Int64 => count_varints(run, at).map(drop),
+    }
+}
+
+/// [`validate_list_segment`] by the walk of the segment's fields.
+#[inline(never)]
+fn validate_list_fields(
+    kind: crate::view::Kind,
+    seg: &[u8],
+    base: u64,
+    depth: u32,
+    strict: bool,
+) -> Result<(), DecodeError> {
+    use crate::view::Kind;
     for f in crate::wire::FieldReader::new(seg, base, depth) {
         let f = f?;
         let known = match kind {

@@ -227,6 +227,27 @@ impl<'a> Iterator for LogicalFields<'a> {
     }
 }
 
+impl<'a> LogicalFields<'a> {
+    /// [`FieldReader::next_short_len`] on the innermost message, when the
+    /// walk is inside one: the next field when it has that shape, read
+    /// without the general walk. `None`, with nothing read, otherwise
+    /// (`next` then reads the field, or moves on to the next payload).
+    #[inline]
+    pub(crate) fn next_short_len(&mut self, tag: u8) -> Option<(&'a [u8], u64, u64)> {
+        if self.done || self.level != self.len {
+            return None;
+        }
+        self.readers[self.level as usize].next_short_len(tag)
+    }
+
+    /// Whether this walks a plain message (no path) that has no field left:
+    /// `next` is then `None`, and cheaply known to be.
+    #[inline]
+    pub(crate) fn plain_and_done(&self) -> bool {
+        self.len == 0 && (self.done || self.readers[0].is_done())
+    }
+}
+
 /// Iterator over the segments of a [`Logical`]: `(payload, absolute offset)`.
 pub(crate) struct Segments<'a> {
     inner: Option<LogicalFields<'a>>,

@@ -2,6 +2,7 @@
 //! stand on the wire, and the two ways to walk them: every entry
 //! ([`Entries`]) and the effective ones, last entry per key ([`Effective`]).
 
+use super::dedup::{self, Walk};
 use super::logical::Logical;
 use super::*;
 use crate::wire::{DecodeError, DecodeReason};
@@ -134,11 +135,15 @@ impl<'a> MapRef<'a> {
     }
 
     /// The last entry whose key is `name`.
+    ///
+    /// Every entry is read: a later entry with the same key replaces an
+    /// earlier one, and a damaged entry anywhere is an error, so the walk
+    /// cannot stop at a match. Only the matching entries are made.
     pub(super) fn get(&self, name: &[u8]) -> Result<Option<Entry<'a>>, DecodeError> {
+        let mut entries = self.entries();
         let mut found = None;
-        for e in self.entries() {
-            let e = e?;
-            if e.name == name {
+        while let Some(e) = entries.next_named(name) {
+            if let Some(e) = e? {
                 found = Some(e);
             }
         }
@@ -159,10 +164,71 @@ pub struct Entries<'a> {
     pub(super) depth: u32,
 }
 
-impl<'a> Iterator for Entries<'a> {
-    type Item = Result<Entry<'a>, DecodeError>;
+impl<'a> Entries<'a> {
+    /// The entry whose body `body` starts at `at` (its tag at `offset`).
+    #[inline(never)]
+    fn entry(&mut self, body: &'a [u8], offset: u64, at: u64) -> Result<Entry<'a>, DecodeError> {
+        let r = nested_depth(self.depth, at).and_then(|d| {
+            let (name, name_offset, value) = parse_entry(body, at, d)?;
+            Ok(Entry {
+                name,
+                offset,
+                name_offset,
+                value,
+            })
+        });
+        if r.is_err() {
+            self.fields = Logical::root(&[], 0, 0).fields();
+        }
+        r
+    }
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
+/// The usual entry, `0a <len> key 12 <len> value` with one-byte tags, a
+/// one-byte key length and a value length of one or two bytes, and nothing
+/// else: the key, and the value with its offset in `body`. What
+/// [`parse_entry`] returns for it, read from the bytes directly.
+#[inline]
+fn split_entry(body: &[u8]) -> Option<(&[u8], &[u8], usize)> {
+    let [0x0a, key_len, rest @ ..] = body else {
+        return None;
+    };
+    let key = rest.get(..*key_len as usize)?;
+    let [0x12, rest @ ..] = rest.get(key.len()..)? else {
+        return None;
+    };
+    let (len, n) = match *rest {
+        [l, ..] if l < 0x80 => (l as usize, 1),
+        [l0, l1, ..] if l1 < 0x80 => ((l0 & 0x7f) as usize | (l1 as usize) << 7, 2),
+        _ => return None,
+    };
+    let value = rest.get(n..)?;
+    (*key_len < 0x80 && value.len() == len).then_some((key, value, 3 + key.len() + n))
+}
+
+impl<'a> Entries<'a> {
+    /// The usual entry in the usual place, read straight from the bytes:
+    /// `Some(Ok)` with what [`next`](Iterator::next) would return, `None`
+    /// (nothing read) when the next entry is not that simple.
+    #[inline(always)]
+    fn next_usual(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
+        let (body, offset, at) = self.fields.next_short_len(0x0a)?;
+        if self.depth + 1 < MAX_DEPTH {
+            if let Some((name, value, value_start)) = split_entry(body) {
+                return Some(Ok(Entry {
+                    name,
+                    offset,
+                    name_offset: at + 2,
+                    value: Logical::root(value, at + value_start as u64, self.depth + 2),
+                }));
+            }
+        }
+        Some(self.entry(body, offset, at))
+    }
+
+    /// [`next`](Iterator::next) past the usual entry: the general walk.
+    #[inline(never)]
+    fn next_general(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
         for f in self.fields.by_ref() {
             let f = match f {
                 Ok(f) => f,
@@ -171,98 +237,139 @@ impl<'a> Iterator for Entries<'a> {
             let (1, Value::Len(body)) = (f.number, f.value) else {
                 continue;
             };
-            let r = nested_depth(self.depth, f.value_offset).and_then(|d| {
-                let (name, name_offset, value) = parse_entry(body, f.value_offset, d)?;
-                Ok(Entry {
-                    name,
-                    offset: f.offset,
-                    name_offset,
-                    value,
-                })
-            });
-            if r.is_err() {
-                self.fields = Logical::root(&[], 0, 0).fields();
-            }
-            return Some(r);
+            return Some(self.entry(body, f.offset, f.value_offset));
         }
         None
     }
+
+    /// The next entry when its key is `name`, `Ok(None)` when it has
+    /// another one, or its error: what [`next`](Iterator::next) yields,
+    /// without making the entries that do not match (for lookups).
+    #[inline(always)]
+    fn next_named(&mut self, name: &[u8]) -> Option<Result<Option<Entry<'a>>, DecodeError>> {
+        if let Some((body, offset, at)) = self.fields.next_short_len(0x0a) {
+            if self.depth + 1 < MAX_DEPTH {
+                if let Some((key, value, value_start)) = split_entry(body) {
+                    return Some(Ok((key == name).then(|| Entry {
+                        name: key,
+                        offset,
+                        name_offset: at + 2,
+                        value: Logical::root(value, at + value_start as u64, self.depth + 2),
+                    })));
+                }
+            }
+            return Some(
+                self.entry(body, offset, at)
+                    .map(|e| (e.name == name).then_some(e)),
+            );
+        }
+        Some(self.next_general()?.map(|e| (e.name == name).then_some(e)))
+    }
+
+    /// The next entry's name and offset, or its error: what
+    /// [`next`](Iterator::next) yields, without making the entry (for the
+    /// walks that only look at names).
+    #[inline(always)]
+    pub(super) fn next_name(&mut self) -> Option<Result<(&'a [u8], u64), DecodeError>> {
+        if let Some((body, offset, at)) = self.fields.next_short_len(0x0a) {
+            if self.depth + 1 < MAX_DEPTH {
+                if let Some((name, _, _)) = split_entry(body) {
+                    return Some(Ok((name, offset)));
+                }
+            }
+            return Some(self.entry(body, offset, at).map(|e| (e.name, e.offset)));
+        }
+        Some(self.next_general()?.map(|e| (e.name, e.offset)))
+    }
 }
 
-const MARKED_ENTRIES: usize = 64;
+impl<'a> Iterator for Entries<'a> {
+    type Item = Result<Entry<'a>, DecodeError>;
 
-/// Iterator over the effective entries of a map (see [`FeaturesRef::iter`]).
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_usual() {
+            Some(e) => Some(e),
+            None => self.next_general(),
+        }
+    }
+}
+
+/// Iterator over the effective entries of a map (see [`FeaturesRef::iter`]):
+/// each entry that no later entry with the same name replaces, in wire order.
 ///
-/// On the first call it walks the entries once, keeping their names on the
-/// stack, and marks each entry that a later one with the same name replaces;
-/// then it walks them again, skipping the marked ones: two passes and at most
-/// n(n-1)/2 name comparisons, mostly settled by the lengths. Maps of more
-/// than [`Effective::MARKED`] entries, and maps with a damaged entry (whose
-/// error must come out at that entry, after the entries before it), fall back
-/// to scanning the later entries for each entry.
+/// On the first call it walks the entries once, hashing their names into a
+/// table on the stack, and marks each entry that a later one replaces; then
+/// it walks them again, skipping the marked ones. Both walks are linear.
+/// The table holds the names of [`Effective::MARKED`] entries; past that,
+/// each further window of as many entries is marked by a walk over the
+/// entries from it on (see `dedup`).
+///
+/// A damaged entry ends the map: nothing before it is known to be
+/// effective, since an entry past it could replace it. The iterator yields
+/// the damaged entry's error in place of each entry that no later entry
+/// before the damaged one replaces, then that error once more, then ends.
 #[derive(Clone, Debug)]
 pub struct Effective<'a> {
-    pub(super) entries: Entries<'a>,
-    /// Bit i: entry i is replaced by a later one. `None` before the first
-    /// call (`started == false`) or when falling back to the scan.
-    pub(super) replaced: Option<u64>,
-    pub(super) started: bool,
-    pub(super) position: u32,
+    entries: Entries<'a>,
+    /// Position of the next entry `entries` yields.
+    position: usize,
+    started: bool,
+    /// Position of the first entry of the window `replaced` covers.
+    start: usize,
+    /// Entries before the first damaged one (all of them when none is).
+    limit: usize,
+    /// The first damaged entry's error (at position `limit`).
+    error: Option<DecodeError>,
+    /// Bit i: the window's entry i is replaced by a later one.
+    replaced: [u64; dedup::WORDS],
 }
 
 impl<'a> Effective<'a> {
-    /// The most entries whose duplicates are found in one pass.
-    pub const MARKED: usize = MARKED_ENTRIES;
+    /// The most entries whose duplicates are found in one walk.
+    pub const MARKED: usize = dedup::WINDOW;
 
     pub(super) fn new(entries: Entries<'a>) -> Self {
         Effective {
             entries,
-            replaced: None,
-            started: false,
             position: 0,
+            started: false,
+            start: 0,
+            limit: usize::MAX,
+            error: None,
+            replaced: [0; dedup::WORDS],
         }
     }
 
-    /// Marks the entries that a later entry with the same name replaces.
-    pub(super) fn mark_replaced(&self) -> Option<u64> {
-        let mut names: [&[u8]; MARKED_ENTRIES] = [&[]; MARKED_ENTRIES];
+    /// Marks the window of entries from the current position.
+    fn mark(&mut self) {
+        let mut walk = Walk::new(self.entries.clone(), self.position, self.limit, self.error);
+        walk.mark_replaced();
+        self.started = true;
+        self.start = walk.start;
+        self.limit = walk.limit;
+        self.error = walk.error;
+        self.replaced = walk.replaced;
+    }
+
+    /// The number of effective entries, or the damaged entry's error (what
+    /// the iterator yields first when an entry is damaged), without the
+    /// walk that yields them.
+    pub(super) fn count_effective(self) -> Result<usize, DecodeError> {
         let mut n = 0;
-        for e in self.entries.clone() {
-            let e = e.ok()?;
-            *names.get_mut(n)? = e.name;
-            n += 1;
-        }
-        let names = &names[..n];
-        let mut replaced = 0u64;
-        for (i, a) in names.iter().enumerate() {
-            if names[i + 1..].iter().any(|b| a == b) {
-                replaced |= 1 << i;
-            }
-        }
-        Some(replaced)
-    }
-
-    /// The fallback: an entry is effective when no later entry has its name.
-    pub(super) fn next_by_scan(&mut self) -> Option<Result<Entry<'a>, DecodeError>> {
+        let mut walk = Walk::new(self.entries, 0, usize::MAX, None);
         loop {
-            let e = match self.entries.next()? {
-                Ok(e) => e,
-                Err(e) => return Some(Err(e)),
-            };
-            let mut later = self.entries.clone();
-            let mut replaced = false;
-            for l in later.by_ref() {
-                match l {
-                    Ok(l) if l.name == e.name => {
-                        replaced = true;
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(err) => return Some(Err(err)),
-                }
+            walk.mark_replaced();
+            if let Some(e) = walk.error {
+                return Err(e);
             }
-            if !replaced {
-                return Some(Ok(e));
+            n += walk.effective_in_window();
+            let end = walk.end();
+            match walk.rest.take() {
+                Some(rest) if walk.limit > end => {
+                    walk = Walk::new(rest, end, walk.limit, None);
+                }
+                _ => return Ok(n),
             }
         }
     }
@@ -273,23 +380,59 @@ impl<'a> Iterator for Effective<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if !self.started {
-            self.started = true;
-            self.replaced = self.mark_replaced();
+            self.mark();
         }
-        let Some(replaced) = self.replaced else {
-            return self.next_by_scan();
-        };
         loop {
-            let e = self.entries.next()?;
+            if self.position >= self.limit {
+                return self.error.take().map(Err);
+            }
+            if self.position - self.start == dedup::WINDOW {
+                self.mark();
+            }
+            let e = match self.entries.next()? {
+                Ok(e) => e,
+                // Not met by the marking walk, which stopped at the first
+                // damaged entry: the limit.
+                Err(e) => return Some(Err(e)),
+            };
             let position = self.position;
             self.position += 1;
-            match e {
-                Err(e) => return Some(Err(e)),
-                Ok(e) if replaced >> position & 1 == 0 => return Some(Ok(e)),
-                Ok(_) => {}
+            let replaced = position - self.start;
+            if self.replaced[replaced / 64] >> (replaced % 64) & 1 == 0 {
+                return Some(match self.error {
+                    Some(err) => Err(err),
+                    None => Ok(e),
+                });
             }
         }
     }
+}
+
+/// Validates one map entry (its body `body` at `base`, nested at `depth`).
+fn validate_entry<'a>(
+    body: &'a [u8],
+    base: u64,
+    depth: u32,
+    strict: bool,
+    valid_name: impl Fn(&[u8]) -> bool,
+    value: &mut impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    for g in FieldReader::new(body, base, depth) {
+        let g = g?;
+        match (g.number, g.value) {
+            (1, Value::Len(k)) if !valid_name(k) => {
+                return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
+            }
+            (1, Value::Len(_)) => {}
+            (2, Value::Len(v)) => {
+                let vd = nested_depth(depth, g.value_offset)?;
+                value(v, g.value_offset, vd)?;
+            }
+            _ if strict => return Err(unknown_field(&g)),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Validates every segment and entry of a map; `value` checks one segment
@@ -301,9 +444,27 @@ pub(super) fn validate_map<'a>(
     mut value: impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
 ) -> Result<(), DecodeError> {
     let depth = map.msg.depth();
+    let utf8 = schema.utf8_names();
+    let valid_name = |k: &[u8]| !utf8 || k.is_ascii() || std::str::from_utf8(k).is_ok();
     for seg in map.msg.segments() {
         let (seg, base) = seg?;
-        for f in FieldReader::new(seg, base, depth) {
+        let mut fields = FieldReader::new(seg, base, depth);
+        loop {
+            // The usual entry, checked from its bytes as the loop below
+            // would check it: the key, then the value.
+            if let Some((body, _, at)) = fields.next_short_len(0x0a) {
+                if let (Some((key, v, start)), true) = (split_entry(body), depth + 1 < MAX_DEPTH) {
+                    if !valid_name(key) {
+                        return Err(DecodeError::new(at + 2, DecodeReason::InvalidUtf8));
+                    }
+                    value(v, at + start as u64, depth + 2)?;
+                } else {
+                    let d = nested_depth(depth, at)?;
+                    validate_entry(body, at, d, strict, valid_name, &mut value)?;
+                }
+                continue;
+            }
+            let Some(f) = fields.next() else { break };
             let f = f?;
             let (1, Value::Len(body)) = (f.number, f.value) else {
                 if strict {
@@ -312,35 +473,12 @@ pub(super) fn validate_map<'a>(
                 continue;
             };
             let d = nested_depth(depth, f.value_offset)?;
-            for g in FieldReader::new(body, f.value_offset, d) {
-                let g = g?;
-                match (g.number, g.value) {
-                    (1, Value::Len(k))
-                        if schema.utf8_names() && std::str::from_utf8(k).is_err() =>
-                    {
-                        return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
-                    }
-                    (1, Value::Len(_)) => {}
-                    (2, Value::Len(v)) => {
-                        let vd = nested_depth(d, g.value_offset)?;
-                        value(v, g.value_offset, vd)?;
-                    }
-                    _ if strict => return Err(unknown_field(&g)),
-                    _ => {}
-                }
-            }
+            validate_entry(body, f.value_offset, d, strict, valid_name, &mut value)?;
         }
     }
     if strict {
-        let mut entries = map.entries();
-        while let Some(e) = entries.next() {
-            let e = e?;
-            for l in entries.clone() {
-                let l = l?;
-                if l.name == e.name {
-                    return Err(DecodeError::new(l.offset, DecodeReason::DuplicateKey));
-                }
-            }
+        if let Some(offset) = Walk::first_duplicate(map.entries())? {
+            return Err(DecodeError::new(offset, DecodeReason::DuplicateKey));
         }
     }
     Ok(())

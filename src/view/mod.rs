@@ -40,6 +40,7 @@
 #[macro_use]
 mod payload;
 
+mod dedup;
 mod detect;
 mod example;
 mod feature;

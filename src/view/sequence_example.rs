@@ -140,12 +140,7 @@ impl<'a> FeatureListsRef<'a> {
 
     /// Number of distinct feature lists.
     pub fn len(&self) -> Result<usize, DecodeError> {
-        let mut n = 0;
-        for e in self.map.effective() {
-            e?;
-            n += 1;
-        }
-        Ok(n)
+        self.map.effective().count_effective()
     }
 
     /// Whether there are no feature lists.

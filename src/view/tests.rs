@@ -317,8 +317,8 @@ fn mixed_packing_is_reported_in_strict_mode() {
 }
 
 /// The effective map against a naive "last entry wins, in the order of the
-/// last entries", for small maps (one marking pass) and for maps past
-/// `Effective::MARKED` entries (the scan fallback), with duplicates.
+/// last entries", for maps that each size of the duplicate table holds,
+/// with duplicates (wider maps: `wide_maps`).
 #[test]
 fn effective_entries_small_and_large_maps() {
     for (count, modulus) in [(7usize, 5usize), (12, 12), (64, 40), (65, 65), (200, 77)] {
@@ -353,4 +353,36 @@ fn effective_entries_small_and_large_maps() {
         assert_eq!(got, expected, "{count} entries, names mod {modulus}");
         assert_eq!(ex.features().len().unwrap(), expected.len());
     }
+}
+
+mod wide_maps;
+
+/// One-list, one-run features (checked from their bytes by validation)
+/// report the errors where the general walk does: a bad float run at its
+/// tag, a cut varint at the varint.
+#[test]
+fn one_run_feature_errors_are_where_the_walk_puts_them() {
+    let float = M::new().msg(2, M::new().len(1, &[1, 2, 3]));
+    let ex = M::new().msg(1, M::new().msg(1, entry("f", float)));
+    let e = ExampleRef::parse(&ex.0, 0).unwrap_err();
+    let run_tag = ex.0.len() - 5; // 0a 03 01 02 03
+    assert_eq!(
+        e,
+        DecodeError::new(
+            run_tag as u64,
+            DecodeReason::PackedLength {
+                length: 3,
+                width: 4
+            }
+        )
+    );
+    let int = M::new().msg(3, M::new().len(1, &[0x05, 0x80]));
+    let ex = M::new().msg(1, M::new().msg(1, entry("i", int)));
+    let e = ExampleRef::parse(&ex.0, 0).unwrap_err();
+    assert_eq!(e.reason, DecodeReason::Truncated);
+    assert_eq!(e.offset as usize, ex.0.len() - 1);
+    // A sound one-run feature passes.
+    let ok = M::new().msg(2, M::new().len(1, &1f32.to_le_bytes()));
+    let ex = M::new().msg(1, M::new().msg(1, entry("f", ok)));
+    assert!(ExampleRef::parse(&ex.0, 0).is_ok());
 }

@@ -29,7 +29,7 @@ mod varint;
 
 pub use error::{DecodeError, DecodeReason};
 
-pub(crate) use varint::{count_packed_varints, for_each_packed_varint};
+pub(crate) use varint::{count_packed_varints, for_each_packed_varint, single_varint};
 pub use varint::{decode_varint, encode_varint, encoded_len_varint, put_varint};
 
 /// Maximum nesting of messages and groups, as in Google's parsers
@@ -440,6 +440,40 @@ impl<'a> FieldReader<'a> {
     /// Nesting depth of the message being read.
     pub fn depth(&self) -> u32 {
         self.depth
+    }
+
+    /// Whether the reader has nothing more to return (`next` is `None`).
+    #[inline]
+    pub(crate) fn is_done(&self) -> bool {
+        self.failed || self.bytes.is_empty()
+    }
+
+    /// The next field when it is length-delimited, with the one-byte tag
+    /// `tag`, a length of one or two bytes, and fits: its payload and the
+    /// absolute offsets of its tag and payload, read without the general
+    /// decoder (`next` would return the same field). `None`, with nothing
+    /// read, for anything else.
+    #[inline]
+    pub(crate) fn next_short_len(&mut self, tag: u8) -> Option<(&'a [u8], u64, u64)> {
+        if self.failed {
+            return None;
+        }
+        let b = &self.bytes;
+        let [t, rest @ ..] = b.buf.get(b.pos..)? else {
+            return None;
+        };
+        if *t != tag {
+            return None;
+        }
+        let (len, n) = match *rest {
+            [l, ..] if l < 0x80 => (l as usize, 1),
+            [l0, l1, ..] if l1 < 0x80 => ((l0 & 0x7f) as usize | (l1 as usize) << 7, 2),
+            _ => return None,
+        };
+        let payload = rest.get(n..n + len)?;
+        let offset = b.base + b.pos as u64;
+        self.bytes.pos += 1 + n + len;
+        Some((payload, offset, offset + 1 + n as u64))
     }
 }
 

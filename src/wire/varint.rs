@@ -24,6 +24,21 @@ pub fn decode_varint(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
     }
 }
 
+/// When `bytes` is exactly one varint (of at most 10 bytes): its value, as
+/// [`decode_varint`] reads it. The packed run of a one-value list.
+#[inline]
+pub(crate) fn single_varint(bytes: &[u8]) -> Option<u64> {
+    let (&last, init) = bytes.split_last()?;
+    if last >= 0x80 || init.len() > 9 || init.iter().any(|&b| b < 0x80) {
+        return None;
+    }
+    let mut value = 0u64;
+    for (i, &b) in bytes.iter().enumerate() {
+        value |= u64::from(b & 0x7f) << (7 * i);
+    }
+    Some(value)
+}
+
 #[inline]
 fn decode_varint_slow(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
     if let Some(b) = buf.get(..10) {
@@ -286,6 +301,20 @@ mod tests {
         #[test]
         fn agrees_with_naive(buf in proptest::collection::vec(any::<u8>(), 0..14)) {
             prop_assert_eq!(decode_varint(&buf), naive(&buf));
+        }
+
+        /// `single_varint` is `decode_varint` when that reads the whole
+        /// buffer, and `None` otherwise (runs biased to continuation bytes).
+        #[test]
+        fn single_varint_is_a_whole_buffer_varint(
+            buf in proptest::collection::vec(
+                prop_oneof![0u8..0x80, 0x80u8..=0xff, Just(0xffu8)], 0..13),
+        ) {
+            let whole = match naive(&buf) {
+                Ok((v, n)) if n == buf.len() => Some(v),
+                _ => None,
+            };
+            prop_assert_eq!(single_varint(&buf), whole);
         }
 
         /// The word-at-a-time packed decoder and counter against a naive

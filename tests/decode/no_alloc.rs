@@ -13,10 +13,11 @@ use std::hint::black_box;
 
 use recordwire::frame::{write_ofrecord_frame, write_tfrecord_frame, ErrorPolicy, ReadOptions};
 use recordwire::io::{OpenOptions, RecordFile, Source};
+use recordwire::view::DecodeOptions;
 use recordwire::view::{
     ExampleRef, FeatureRef, FeaturesRef, ListRef, OfRecordRef, PayloadKind, SequenceExampleRef,
 };
-use recordwire::DecodeError;
+use recordwire::{DecodeError, DecodeReason};
 
 use crate::counting_alloc;
 
@@ -836,5 +837,75 @@ fn builders_are_consistent() {
             panic!("record {i}: no bbox");
         };
         assert_eq!(b.packed_bytes().expect("packed").map(<[u8]>::len), Some(16));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Wide maps (issue 15)
+// ---------------------------------------------------------------------------
+
+/// A tf.Example of `n` one-value int64 features `f0`, `f1`, … in a
+/// scrambled order, after an entry for every tenth name that the later one
+/// replaces; and the same names as the feature lists of a SequenceExample.
+fn wide_records(n: u64) -> (Vec<u8>, Vec<u8>) {
+    let (mut map, mut lists) = (Vec::new(), Vec::new());
+    let mut add = |name: u64, v: u64| {
+        let value = feature(Some(3), &varint_list(&[v], Enc::Packed));
+        let mut list = Vec::new();
+        len_field(&mut list, 1, &value);
+        entry(&mut map, &format!("f{name}"), &value);
+        entry(&mut lists, &format!("f{name}"), &list);
+    };
+    for i in (0..n).step_by(10) {
+        add(i, 1 << 40);
+    }
+    for i in 0..n {
+        add(i * 7919 % n, i);
+    }
+    let (mut ex, mut seq) = (Vec::new(), Vec::new());
+    len_field(&mut ex, 1, &map);
+    len_field(&mut seq, 2, &lists);
+    (ex, seq)
+}
+
+/// Iterating, counting, looking up and strictly validating maps of 1 000
+/// features (one window of the duplicate table) and of 3 000 (several)
+/// allocates nothing.
+#[test]
+fn wide_maps_read_without_allocating() {
+    for n in [1000u64, 3000] {
+        let (ex, seq) = wide_records(n);
+        let (seen, allocations) = count_allocations(|| {
+            let strict = DecodeOptions { strict: true };
+            let ex = ExampleRef::parse(&ex, 0).expect("valid Example");
+            let features = ex.features();
+            let (mut seen, mut sum) = (0u64, 0i64);
+            for f in features.iter() {
+                let f = f.expect("feature");
+                black_box(f.name());
+                let l = f.feature.int64_list().expect("valid").expect("int64");
+                for v in l.iter() {
+                    sum = sum.wrapping_add(v.expect("value"));
+                }
+                seen += 1;
+            }
+            assert_eq!(features.len().expect("len"), n as usize);
+            assert!(features.get("f7").expect("lookup").is_some());
+            let e = features.validate(true).expect_err("duplicate names");
+            assert_eq!(e.reason, DecodeReason::DuplicateKey);
+            assert!(ExampleRef::parse_with(ex.bytes(), 0, strict).is_err());
+            let seq = SequenceExampleRef::parse(&seq, 0).expect("valid SequenceExample");
+            let lists = seq.feature_lists();
+            for l in lists.iter() {
+                black_box(l.expect("feature list").list.len().expect("len"));
+                seen += 1;
+            }
+            assert_eq!(lists.len().expect("len"), n as usize);
+            assert!(SequenceExampleRef::parse_with(seq.bytes(), 0, strict).is_err());
+            (seen, sum)
+        });
+        assert_eq!(seen.0, 2 * n);
+        assert_eq!(seen.1, (0..n as i64).sum::<i64>());
+        assert_no_allocations(&format!("a map of {n} features"), allocations);
     }
 }
