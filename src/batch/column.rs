@@ -170,6 +170,42 @@ impl<'a> Column<'a> {
         c
     }
 
+    /// The column emptied of borrowed values, for inputs of another lifetime
+    /// (see [`Batch::recycle`]).
+    fn recycle<'b>(self) -> Column<'b> {
+        let empty = |mut v: Vec<&'a [u8]>| -> Vec<&'b [u8]> {
+            v.clear();
+            // Empty: collecting reuses the allocation (same layout).
+            v.into_iter().map(|_| unreachable!()).collect()
+        };
+        Column {
+            borrowed: empty(self.borrowed),
+            spare_borrowed: empty(self.spare_borrowed),
+            name: self.name,
+            dtype: self.dtype,
+            layout: self.layout,
+            borrow: self.borrow,
+            sparse_wanted: self.sparse_wanted,
+            has_lengths: self.has_lengths,
+            form: self.form,
+            values: self.values,
+            offsets: self.offsets,
+            splits: self.splits,
+            frame_splits: self.frame_splits,
+            lengths: self.lengths,
+            indices: self.indices,
+            shape: self.shape,
+            sparse_shape: self.sparse_shape,
+            spare: self.spare,
+            spare_offsets: self.spare_offsets,
+            default: self.default,
+            seen: 0,
+            mark: self.mark,
+            pending: None,
+            entry_len: 0,
+        }
+    }
+
     /// Empties the column for a new batch, keeping its memory.
     pub(crate) fn clear(&mut self) {
         self.values.clear();
@@ -379,6 +415,41 @@ impl<'a> Batch<'a> {
             .iter()
             .chain(&self.sequence)
             .find(|c| c.name == name)
+    }
+
+    /// The same batch, emptied, for inputs of another lifetime: the columns,
+    /// their memory and the per-thread parts are kept (the borrowed values
+    /// are dropped, their vectors' memory reused), so a loop whose records
+    /// borrow from a new buffer each time still decodes into warm memory.
+    ///
+    /// ```
+    /// # use recordwire::batch::{decode, Batch, DType, FeatureSpec, Spec};
+    /// let spec = Spec::example(vec![FeatureSpec::var_len("x", DType::Bytes).borrowed()])?;
+    /// let mut spare: Batch<'static> = Batch::new();
+    /// for round in 0..3u8 {
+    ///     let buffer: Vec<u8> = vec![round; 4]; // records read anew each round
+    ///     let records: Vec<&[u8]> = vec![&buffer[..0]];
+    ///     let mut batch = spare.recycle();
+    ///     decode(&records, &spec, &mut batch)?;
+    ///     assert_eq!(batch.rows(), 1);
+    ///     spare = batch.recycle(); // no longer borrows `buffer`
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn recycle<'b>(self) -> Batch<'b> {
+        let columns = |cols: Vec<Column<'a>>| -> Vec<Column<'b>> {
+            cols.into_iter().map(Column::recycle).collect()
+        };
+        let mut records = self.records;
+        records.clear();
+        Batch {
+            rows: 0,
+            columns: columns(self.columns),
+            sequence: columns(self.sequence),
+            parts: self.parts.into_iter().map(Batch::recycle).collect(),
+            // Empty: collecting reuses the allocation (same layout).
+            records: records.into_iter().map(|_| unreachable!()).collect(),
+        }
     }
 
     /// Makes the columns fit `spec` (keeping their memory when they already

@@ -349,19 +349,23 @@ pub(super) fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult
     let inferred = o.spec == Path::new("auto");
     let mut feed = Feed::new(o.inputs, o.read, spec.payload(), inferred);
     let mut rows = 0u64;
+    // The batch's memory, kept from one batch to the next (each batch's
+    // records borrow from the feed anew).
+    let mut spare: Batch<'static> = Batch::new();
     loop {
         feed.fill(o.batch_size, stderr)?;
         if feed.pending.is_empty() {
             break;
         }
         let records = feed.records();
-        let mut batch = Batch::new();
+        let mut batch = spare.recycle();
         if let Err(e) = decoder.decode(&records, &spec, &mut batch) {
             report(stderr, &e);
             return Err(Failure::Data);
         }
         sink.write_batch(&batch).map_err(out_failure)?;
         rows += batch.rows() as u64;
+        spare = batch.recycle();
     }
     let bytes = sink.finish(rows).map_err(out_failure)?;
     guard.commit(&out).map_err(out_failure)?;

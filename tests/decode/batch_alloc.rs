@@ -101,3 +101,32 @@ fn a_warm_sequence_example_batch_allocates_nothing() {
     assert_eq!(n, 0, "a warm batch decode allocated {n} times");
     assert_eq!(batch.column("rgb").unwrap().shape(), [128, 8, 4]);
 }
+
+#[test]
+fn a_recycled_batch_decodes_records_of_a_new_buffer_without_allocating() {
+    let spec = Spec::example(vec![
+        FeatureSpec::fixed_len("image", DType::Bytes, &[]).borrowed(),
+        FeatureSpec::var_len("tokens", DType::Int64),
+    ])
+    .unwrap();
+    let mut spare: Batch<'static> = Batch::new();
+    let mut allocations = Vec::new();
+    for round in 0..3 {
+        // Each round's records live in a buffer of their own.
+        let records = examples(64 + round);
+        let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        let (batch, n) = count_allocations(|| {
+            let mut batch = spare.recycle();
+            decode(&payloads[..64], &spec, &mut batch).map(|()| batch)
+        });
+        let batch = batch.unwrap();
+        assert_eq!(batch.rows(), 64);
+        allocations.push(n);
+        spare = batch.recycle();
+    }
+    assert_eq!(
+        &allocations[1..],
+        [0, 0],
+        "after the first round: {allocations:?}"
+    );
+}
