@@ -142,9 +142,7 @@ impl AlignedBuf {
     /// Appends bytes.
     #[inline]
     pub fn extend_from_slice(&mut self, bytes: &[u8]) {
-        let at = self.len;
         self.extend_space(bytes.len()).copy_from_slice(bytes);
-        debug_assert_eq!(self.len, at + bytes.len());
     }
 
     /// Appends `n` bytes and returns them (zeros when first grown, otherwise
@@ -152,9 +150,12 @@ impl AlignedBuf {
     #[inline]
     pub fn extend_space(&mut self, n: usize) -> &mut [u8] {
         self.reserve(n);
-        let at = self.len;
+        // Straight into the words, without making the whole data a slice
+        // first (this is on the decoder's path once per value).
+        let at = self.start * WORD + self.len;
         self.len += n;
-        &mut self.as_bytes_mut()[at..]
+        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        &mut all[at..at + n]
     }
 
     /// Appends `n` values of `T` and returns them for the caller to fill.

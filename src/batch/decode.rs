@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::column::{Batch, Column, Mark};
+use super::fast::fast_map;
 use super::finish::finish;
 use super::spec::{DType, FeatureSpec, Form, NameTable, Spec};
 use crate::error::{Error, ErrorKind, FeatureProblem};
@@ -134,7 +135,7 @@ impl<'a> Column<'a> {
 
     /// Takes back what entries of the current row appended.
     #[inline]
-    fn rollback(&mut self) {
+    pub(super) fn rollback(&mut self) {
         let m = self.mark;
         self.truncate_values(m.values);
         self.frame_splits.truncate(m.frame_splits * 8);
@@ -439,7 +440,7 @@ impl<'a> Column<'a> {
     /// (TensorFlow skips the earlier ones unread), so what an earlier entry
     /// of this row appended is taken back.
     #[inline]
-    fn begin_entry(&mut self, stamp: u64) {
+    pub(super) fn begin_entry(&mut self, stamp: u64) {
         if self.seen == stamp {
             self.rollback();
         } else {
@@ -626,14 +627,27 @@ fn decode_record<'a, R: Input<'a>>(
     let wire = match spec.payload() {
         PayloadKind::Example => {
             let map = ExampleRef::new(payload, base).features();
-            decode_map(
-                &mut batch.columns,
-                spec.features(),
-                &spec.table,
-                map,
-                stamp,
-                true,
-            )
+            let fast = map.plain_bytes().is_some_and(|(bytes, _, depth)| {
+                fast_map(
+                    &mut batch.columns,
+                    spec.features(),
+                    &spec.table,
+                    (bytes, depth),
+                    stamp,
+                )
+            });
+            if fast {
+                Ok(false)
+            } else {
+                decode_map(
+                    &mut batch.columns,
+                    spec.features(),
+                    &spec.table,
+                    map,
+                    stamp,
+                    true,
+                )
+            }
         }
         PayloadKind::OfRecord | PayloadKind::Raw => {
             let map = OfRecordRef::new(payload, base).features();

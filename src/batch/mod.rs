@@ -54,6 +54,7 @@
 mod buf;
 mod column;
 mod decode;
+mod fast;
 mod finish;
 mod infer;
 mod spec;

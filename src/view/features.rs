@@ -50,6 +50,13 @@ impl<'a> FeaturesRef<'a> {
         }
     }
 
+    /// The map's bytes, their absolute offset and nesting depth, when the map
+    /// is one plain message (the usual shape: one `features` field), for
+    /// readers with a fast path of their own.
+    pub(crate) fn plain_bytes(&self) -> Option<(&'a [u8], u64, u32)> {
+        self.map.msg.plain()
+    }
+
     /// The schema of the features.
     pub fn schema(&self) -> Schema {
         self.schema

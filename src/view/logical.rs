@@ -71,6 +71,12 @@ impl<'a> Logical<'a> {
         self
     }
 
+    /// The bytes, their offset and depth when this is one plain message (no
+    /// path: a single payload, read as it is).
+    pub(crate) fn plain(&self) -> Option<(&'a [u8], u64, u32)> {
+        (self.len == 0).then_some((self.root, self.base, self.depth))
+    }
+
     /// Nesting depth of this logical message.
     pub(crate) fn depth(&self) -> u32 {
         self.depth + self.len as u32
