@@ -724,6 +724,12 @@ fn decode_record<'a, R: Input<'a>>(
     ];
     for (columns, features) in parts {
         for (col, f) in columns.iter_mut().zip(features) {
+            // A fixed_len feature the record held: nothing to do (the usual
+            // case, checked here without the call).
+            if col.seen == stamp && matches!(col.form, Shape::Fixed { .. }) && col.pending.is_none()
+            {
+                continue;
+            }
             if let Err(fail) = col.end_row(f, col.form, stamp, base) {
                 return Err(tag(fail.into_error(f)));
             }

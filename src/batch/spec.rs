@@ -352,9 +352,12 @@ pub(crate) fn name_hash(name: &[u8]) -> u32 {
     }
     let rest = chunks.remainder();
     if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K).rotate_left(29);
+        // Byte by byte: a copy of a variable length would be a call to memcpy.
+        let w = rest
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (i, &b)| w | u64::from(b) << (8 * i));
+        h = (h ^ w).wrapping_mul(K).rotate_left(29);
     }
     (h ^ (h >> 32)) as u32
 }
