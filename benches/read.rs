@@ -616,6 +616,9 @@ fn yt8m(c: &mut Criterion) {
     g.bench_function("framing_only", |bch| {
         bch.iter(|| assert_eq!(frames(buf).count(), n))
     });
+    g.bench_function("crc32c_floor", |bch| {
+        bch.iter(|| black_box(crc32c::crc32c(black_box(buf))))
+    });
     g.bench_function("memory_floor", |bch| {
         bch.iter(|| black_box(sum_bytes(black_box(buf))))
     });
