@@ -24,6 +24,11 @@
 //!   validated and lazy, prost owned, quick-protobuf — with about 130 000
 //!   features per iteration at every N, so the medians divide into ns per
 //!   record (`benches/report.py` prints them);
+//! - `yt8m/decode`: YouTube-8M-like tf.SequenceExamples (context `id` and
+//!   `labels`; feature lists `rgb` and `audio`, one bytes value per frame,
+//!   60–300 frames), every context value and every frame visited, framing
+//!   and both CRCs included — recordwire validated (`SequenceExampleRef::parse`)
+//!   and lazy (`new`, names checked as UTF-8), prost owned, quick-protobuf;
 //! - `micro`: single fast paths against what they replaced, in the same run
 //!   (varint lists byte by byte vs a word at a time; the length CRC through
 //!   the crate's call vs the inline table).
@@ -46,7 +51,7 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use prost::Message;
 use recordwire::frame::{records, Framing, ReadOptions, Record};
 use recordwire::index::Index;
-use recordwire::view::{ExampleRef, FeatureRef, ListRef};
+use recordwire::view::{ExampleRef, FeatureRef, ListRef, SequenceExampleRef};
 use std::io::Cursor;
 
 fn frames(buf: &[u8]) -> impl Iterator<Item = Record<'_>> {
@@ -210,6 +215,85 @@ fn tfrecord_crate_decode(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
         let ex = ex.expect("tfrecord crate");
         for f in ex.features.as_ref().expect("features").feature.values() {
             values += peer_values!(sink, &f.kind, tfrecord::protobuf::feature::Kind);
+        }
+        n += 1;
+    }
+    (n, values)
+}
+
+/// recordwire on SequenceExamples: frames, `parse` (or `new` when `lazy`,
+/// with each name checked as UTF-8), every context value and every value of
+/// every frame of every feature list. Returns (records, values).
+fn recordwire_sequence(buf: &[u8], sink: &mut Sink, lazy: bool) -> (usize, usize) {
+    let (mut n, mut values) = (0, 0);
+    for r in frames(buf) {
+        let ex = if lazy {
+            SequenceExampleRef::new(r.data, r.data_offset)
+        } else {
+            SequenceExampleRef::parse(r.data, r.data_offset).expect("valid sequence example")
+        };
+        for f in ex.context().iter() {
+            let f = f.expect("valid feature");
+            if lazy {
+                black_box(f.entry.name_str().expect("UTF-8 name"));
+            }
+            values += sink.feature(&f.feature);
+        }
+        for l in ex.feature_lists().iter() {
+            let l = l.expect("valid feature list");
+            if lazy {
+                black_box(l.entry.name_str().expect("UTF-8 name"));
+            }
+            for f in l.list.iter() {
+                values += sink.feature(&f.expect("valid frame"));
+            }
+        }
+        n += 1;
+    }
+    (n, values)
+}
+
+fn prost_sequence(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
+    use peers::prost_owned::{Kind, SequenceExample};
+    let (mut n, mut values) = (0, 0);
+    for r in frames(buf) {
+        let ex = SequenceExample::decode(r.data).expect("prost");
+        for f in ex.context.as_ref().expect("context").feature.values() {
+            values += peer_values!(sink, &f.kind, Kind);
+        }
+        let lists = ex.feature_lists.as_ref().expect("feature lists");
+        for l in lists.feature_list.values() {
+            for f in &l.feature {
+                values += peer_values!(sink, &f.kind, Kind);
+            }
+        }
+        n += 1;
+    }
+    (n, values)
+}
+
+fn quick_feature(f: &peers::quick::Feature<'_>, sink: &mut Sink) -> usize {
+    use peers::quick::Kind;
+    match &f.kind {
+        Kind::Int64List(l) => sink.ints(&l.value),
+        Kind::FloatList(l) => sink.floats(&l.value),
+        Kind::BytesList(l) => sink.bytes(&l.value),
+        Kind::None => 0,
+    }
+}
+
+fn quick_sequence(buf: &[u8], sink: &mut Sink) -> (usize, usize) {
+    let (mut n, mut values) = (0, 0);
+    for r in frames(buf) {
+        let ex = peers::quick::decode_sequence(r.data).expect("quick-protobuf");
+        for f in ex.context.as_ref().expect("context").feature.values() {
+            values += quick_feature(f, sink);
+        }
+        let lists = ex.feature_lists.as_ref().expect("feature lists");
+        for l in lists.feature_list.values() {
+            for f in &l.feature {
+                values += quick_feature(f, sink);
+            }
         }
         n += 1;
     }
@@ -502,6 +586,45 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// The YouTube-8M-like SequenceExample corpus (`yt8m/decode`): every
+/// context value and every frame of both feature lists, framing and both
+/// CRCs included, as in the other corpora's `decode` group.
+fn yt8m(c: &mut Criterion) {
+    let (file, total) = corpus::yt8m_file(corpus::YT8M_RECORDS);
+    let buf: &[u8] = &file;
+    let n = corpus::YT8M_RECORDS;
+    let mut sink = Sink::new();
+    let check = |(records, values): (usize, usize)| {
+        assert_eq!(records, n);
+        assert_eq!(values, total);
+    };
+    let mut g = c.benchmark_group("yt8m/decode");
+    g.throughput(Throughput::Bytes(buf.len() as u64));
+    g.sample_size(20);
+    g.bench_function("recordwire", |bch| {
+        bch.iter(|| check(recordwire_sequence(buf, &mut sink, false)))
+    });
+    g.bench_function("recordwire_lazy", |bch| {
+        bch.iter(|| check(recordwire_sequence(buf, &mut sink, true)))
+    });
+    g.bench_function("prost_owned", |bch| {
+        bch.iter(|| check(prost_sequence(buf, &mut sink)))
+    });
+    g.bench_function("quick_protobuf", |bch| {
+        bch.iter(|| check(quick_sequence(buf, &mut sink)))
+    });
+    g.bench_function("framing_only", |bch| {
+        bch.iter(|| assert_eq!(frames(buf).count(), n))
+    });
+    g.bench_function("crc32c_floor", |bch| {
+        bch.iter(|| black_box(crc32c::crc32c(black_box(buf))))
+    });
+    g.bench_function("memory_floor", |bch| {
+        bch.iter(|| black_box(sum_bytes(black_box(buf))))
+    });
+    g.finish();
+}
+
 /// Feature counts of the `wide` sweep.
 const WIDTHS: [usize; 9] = [8, 16, 32, 64, 65, 128, 256, 512, 1024];
 
@@ -540,5 +663,5 @@ fn wide(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, micro, bench, wide);
+criterion_group!(benches, micro, bench, wide, yt8m);
 criterion_main!(benches);

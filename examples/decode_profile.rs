@@ -10,8 +10,9 @@
 //!     target/release/examples/decode_profile CORPUS MODE
 //! ```
 //!
-//! CORPUS: `ctr` (5 000 CTR-like records), `bert` (2 000 BERT-like), or a
-//! number N (2^17 / N wide records of N one-value int64 features).
+//! CORPUS: `ctr` (5 000 CTR-like records), `bert` (2 000 BERT-like), `yt8m`
+//! (200 YouTube-8M-like SequenceExamples; modes `parse` and `lazy` only), or
+//! a number N (2^17 / N wide records of N one-value int64 features).
 //! MODE: `parse` (validated, then every value), `lazy` (`new`, names checked
 //! as UTF-8, every value), `len` (the number of features) or `get` (lookups
 //! of a few names).
@@ -20,19 +21,23 @@
 mod corpus;
 
 use recordwire::frame::{records, Framing, ReadOptions};
-use recordwire::view::{ExampleRef, ListRef};
+use recordwire::view::{Entry, ExampleRef, FeatureRef, ListRef, SequenceExampleRef};
 use std::hint::black_box;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let (Some(corpus), Some(mode)) = (args.get(1), args.get(2)) else {
-        eprintln!("usage: decode_profile ctr|bert|N parse|lazy|len|get");
+        eprintln!("usage: decode_profile ctr|bert|yt8m|N parse|lazy|len|get");
         return ExitCode::from(2);
     };
     let file = match corpus.as_str() {
         "ctr" => corpus::CORPORA[2].file(5000),
         "bert" => corpus::CORPORA[0].file(2000),
+        "yt8m" => {
+            let (file, _) = corpus::yt8m_file(200);
+            return report(measured_sequence(&file, mode == "lazy"));
+        }
         n => match n.parse::<usize>() {
             Ok(n) if n > 0 => corpus::wide_file(n, (1 << 17) / n),
             _ => {
@@ -41,7 +46,11 @@ fn main() -> ExitCode {
             }
         },
     };
-    match measured(&file, mode) {
+    report(measured(&file, mode))
+}
+
+fn report(r: Result<usize, recordwire::Error>) -> ExitCode {
+    match r {
         Ok(n) => {
             println!("{n}");
             ExitCode::SUCCESS
@@ -50,6 +59,82 @@ fn main() -> ExitCode {
             eprintln!("{e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The measured loop over SequenceExamples: every context value and every
+/// frame's value, after `parse` (or `new` when `lazy`, names checked as
+/// UTF-8). Returns the number of values.
+#[inline(never)]
+fn measured_sequence(file: &[u8], lazy: bool) -> Result<usize, recordwire::Error> {
+    let mut sink = ValueSink::default();
+    for r in records(file, Framing::TfRecord, ReadOptions::default()) {
+        let r = r?;
+        let ex = if lazy {
+            SequenceExampleRef::new(r.data, r.data_offset)
+        } else {
+            SequenceExampleRef::parse(r.data, r.data_offset)?
+        };
+        for f in ex.context().iter() {
+            let f = f?;
+            if lazy {
+                check_name(&f.entry)?;
+            }
+            sink.feature(&f.feature)?;
+        }
+        for l in ex.feature_lists().iter() {
+            let l = l?;
+            if lazy {
+                check_name(&l.entry)?;
+            }
+            for f in l.list.iter() {
+                sink.feature(&f?)?;
+            }
+        }
+    }
+    Ok(sink.total)
+}
+
+fn check_name(e: &Entry<'_>) -> Result<(), recordwire::DecodeError> {
+    black_box(e.name_str().map_err(|_| {
+        recordwire::DecodeError::new(e.name_offset, recordwire::DecodeReason::InvalidUtf8)
+    })?);
+    Ok(())
+}
+
+/// Buffers the values are copied into, and their count.
+struct ValueSink {
+    ints: Vec<i64>,
+    floats: Vec<f32>,
+    total: usize,
+}
+
+impl Default for ValueSink {
+    fn default() -> Self {
+        ValueSink {
+            ints: vec![0; 4096],
+            floats: vec![0.0; 4096],
+            total: 0,
+        }
+    }
+}
+
+impl ValueSink {
+    fn feature(&mut self, f: &FeatureRef<'_>) -> Result<(), recordwire::DecodeError> {
+        self.total += match f.list()? {
+            Some(ListRef::Int64(l)) => l.copy_to_slice(&mut self.ints)?,
+            Some(ListRef::Float(l)) => l.copy_to_slice(&mut self.floats)?,
+            Some(ListRef::Bytes(l)) => {
+                let mut n = 0;
+                for b in l.iter() {
+                    black_box(b?);
+                    n += 1;
+                }
+                n
+            }
+            Some(_) | None => 0,
+        };
+        Ok(())
     }
 }
 

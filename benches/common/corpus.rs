@@ -15,6 +15,11 @@
 //!   8-hex-digit string each): 40 values per record, about 700 bytes.
 //! - Wide (`wide`, for the feature-count sweep): `n` one-value int64
 //!   features `feat_0`, `feat_1`, ….
+//! - YouTube-8M-like (`yt8m`, frame level): tf.SequenceExamples with context
+//!   `id` (11 bytes) and `labels` (1–5 int64), and feature lists `rgb` (one
+//!   1 024-byte value per frame) and `audio` (one 128-byte value per frame),
+//!   60–300 frames per record: about 210 KB per record. Not in `CORPORA`
+//!   (which are tf.Examples); [`yt8m_file`] makes it, from its own seed.
 //!
 //! The encoding is written out field by field here (not with the crate's
 //! encoder), so the benchmarks do not depend on the code they measure.
@@ -56,46 +61,61 @@ pub enum V {
     Int(Vec<i64>),
 }
 
-/// A serialized tf.Example with these features, in this order.
-pub fn example(features: &[(&str, V)]) -> Vec<u8> {
+/// A serialized Feature holding these values.
+fn feature(v: &V) -> Vec<u8> {
+    let (field, list) = match v {
+        V::Bytes(b) => {
+            let mut l = Vec::new();
+            for x in b {
+                len_field(&mut l, 1, x);
+            }
+            (1, l)
+        }
+        V::Float(f) => {
+            let mut packed = Vec::new();
+            for x in f {
+                packed.extend_from_slice(&x.to_le_bytes());
+            }
+            let mut l = Vec::new();
+            len_field(&mut l, 1, &packed);
+            (2, l)
+        }
+        V::Int(i) => {
+            let mut packed = Vec::new();
+            for &x in i {
+                encode_varint(x as u64, &mut packed);
+            }
+            let mut l = Vec::new();
+            len_field(&mut l, 1, &packed);
+            (3, l)
+        }
+    };
+    let mut out = Vec::new();
+    len_field(&mut out, field, &list);
+    out
+}
+
+/// A serialized map entry: `name` (field 1) and `value` (field 2).
+fn entry(name: &str, value: &[u8]) -> Vec<u8> {
+    let mut entry = Vec::new();
+    len_field(&mut entry, 1, name.as_bytes());
+    len_field(&mut entry, 2, value);
+    entry
+}
+
+/// A serialized Features message (its map, in this order).
+fn features(features: &[(&str, V)]) -> Vec<u8> {
     let mut map = Vec::new();
     for (name, v) in features {
-        let (field, list) = match v {
-            V::Bytes(b) => {
-                let mut l = Vec::new();
-                for x in b {
-                    len_field(&mut l, 1, x);
-                }
-                (1, l)
-            }
-            V::Float(f) => {
-                let mut packed = Vec::new();
-                for x in f {
-                    packed.extend_from_slice(&x.to_le_bytes());
-                }
-                let mut l = Vec::new();
-                len_field(&mut l, 1, &packed);
-                (2, l)
-            }
-            V::Int(i) => {
-                let mut packed = Vec::new();
-                for &x in i {
-                    encode_varint(x as u64, &mut packed);
-                }
-                let mut l = Vec::new();
-                len_field(&mut l, 1, &packed);
-                (3, l)
-            }
-        };
-        let mut feature = Vec::new();
-        len_field(&mut feature, field, &list);
-        let mut entry = Vec::new();
-        len_field(&mut entry, 1, name.as_bytes());
-        len_field(&mut entry, 2, &feature);
-        len_field(&mut map, 1, &entry);
+        len_field(&mut map, 1, &entry(name, &feature(v)));
     }
+    map
+}
+
+/// A serialized tf.Example with these features, in this order.
+pub fn example(f: &[(&str, V)]) -> Vec<u8> {
     let mut ex = Vec::new();
-    len_field(&mut ex, 1, &map);
+    len_field(&mut ex, 1, &features(f));
     ex
 }
 
@@ -204,6 +224,74 @@ pub fn wide_file(n: usize, records: usize) -> Vec<u8> {
         write_tfrecord_frame(&mut out, &wide(&mut rng, n));
     }
     out
+}
+
+/// The seed of the YouTube-8M-like corpus (its own generator state, so the
+/// other corpora's bytes do not depend on it).
+pub const YT8M_SEED: u64 = 0x5851_f42d_4c95_7f2d;
+
+/// Records in the in-memory YouTube-8M-like benchmark file (about 420 MB).
+pub const YT8M_RECORDS: usize = 2000;
+
+/// A serialized tf.SequenceExample: `context` features and feature lists
+/// (each a list of features), in this order.
+pub fn sequence_example(context: &[(&str, V)], lists: &[(&str, Vec<V>)]) -> Vec<u8> {
+    let mut map = Vec::new();
+    for (name, values) in lists {
+        let mut list = Vec::new();
+        for v in values {
+            len_field(&mut list, 1, &feature(v));
+        }
+        len_field(&mut map, 1, &entry(name, &list));
+    }
+    let mut out = Vec::new();
+    len_field(&mut out, 1, &features(context));
+    len_field(&mut out, 2, &map);
+    out
+}
+
+/// `n` pseudo-random bytes, eight per draw.
+fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n + 8);
+    while v.len() < n {
+        v.extend_from_slice(&rng.next().to_le_bytes());
+    }
+    v.truncate(n);
+    v
+}
+
+/// One YouTube-8M-like (frame-level) tf.SequenceExample and its number of
+/// values (context values plus two per frame).
+pub fn yt8m(rng: &mut Rng) -> (Vec<u8>, usize) {
+    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let id: Vec<u8> = (0..11).map(|_| ALNUM[(rng.next() % 64) as usize]).collect();
+    let n_labels = 1 + (rng.next() % 5) as usize;
+    let labels: Vec<i64> = (0..n_labels).map(|_| (rng.next() % 3862) as i64).collect();
+    let frames = 60 + (rng.next() % 241) as usize;
+    let mut rgb = Vec::with_capacity(frames);
+    let mut audio = Vec::with_capacity(frames);
+    for _ in 0..frames {
+        rgb.push(V::Bytes(vec![random_bytes(rng, 1024)]));
+        audio.push(V::Bytes(vec![random_bytes(rng, 128)]));
+    }
+    let payload = sequence_example(
+        &[("id", V::Bytes(vec![id])), ("labels", V::Int(labels))],
+        &[("rgb", rgb), ("audio", audio)],
+    );
+    (payload, 1 + n_labels + 2 * frames)
+}
+
+/// A TFRecord file (both CRCs) of `records` YouTube-8M-like records, and
+/// the number of values in it.
+pub fn yt8m_file(records: usize) -> (Vec<u8>, usize) {
+    let mut rng = Rng(YT8M_SEED);
+    let (mut out, mut values) = (Vec::new(), 0);
+    for _ in 0..records {
+        let (p, v) = yt8m(&mut rng);
+        write_tfrecord_frame(&mut out, &p);
+        values += v;
+    }
+    (out, values)
 }
 
 /// A corpus: its name, record count and generator.

@@ -1,4 +1,4 @@
-//! The peers' tf.Example types, written the way their code generators write
+//! The peers' tf.Example and tf.SequenceExample types, written the way their code generators write
 //! them (prost's derive; quick-protobuf's `pb-rs` output with borrowed
 //! fields), so each peer runs its own decoder at its best.
 
@@ -167,9 +167,84 @@ pub mod quick {
         }
     }
 
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct FeatureList<'a> {
+        pub feature: Vec<Feature<'a>>,
+    }
+    impl<'a> MessageRead<'a> for FeatureList<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.feature.push(r.read_message::<Feature>(bytes)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct FeatureLists<'a> {
+        pub feature_list: HashMap<Cow<'a, str>, FeatureList<'a>>,
+    }
+    impl<'a> MessageRead<'a> for FeatureLists<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => {
+                        let (key, value) = r.read_map(
+                            bytes,
+                            |r, bytes| r.read_string(bytes).map(Cow::Borrowed),
+                            |r, bytes| r.read_message::<FeatureList>(bytes),
+                        )?;
+                        msg.feature_list.insert(key, value);
+                    }
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
+    #[derive(Debug, Default, PartialEq, Clone)]
+    pub struct SequenceExample<'a> {
+        pub context: Option<Features<'a>>,
+        pub feature_lists: Option<FeatureLists<'a>>,
+    }
+    impl<'a> MessageRead<'a> for SequenceExample<'a> {
+        fn from_reader(r: &mut BytesReader, bytes: &'a [u8]) -> Result<Self> {
+            let mut msg = Self::default();
+            while !r.is_eof() {
+                match r.next_tag(bytes) {
+                    Ok(10) => msg.context = Some(r.read_message::<Features>(bytes)?),
+                    Ok(18) => msg.feature_lists = Some(r.read_message::<FeatureLists>(bytes)?),
+                    Ok(t) => {
+                        r.read_unknown(bytes, t)?;
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(msg)
+        }
+    }
+
     /// Decodes one serialized Example.
     pub fn decode(payload: &[u8]) -> Result<Example<'_>> {
         let mut r = BytesReader::from_bytes(payload);
         Example::from_reader(&mut r, payload)
+    }
+
+    /// Decodes one serialized SequenceExample.
+    pub fn decode_sequence(payload: &[u8]) -> Result<SequenceExample<'_>> {
+        let mut r = BytesReader::from_bytes(payload);
+        SequenceExample::from_reader(&mut r, payload)
     }
 }
