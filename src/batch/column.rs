@@ -2,6 +2,7 @@
 //! reused from one batch to the next.
 
 use super::buf::AlignedBuf;
+use super::decode::Shape;
 use super::spec::{default_bytes, DType, FeatureSpec, Form, Spec};
 
 /// How a column's values are laid out.
@@ -67,14 +68,15 @@ pub(crate) struct Mark {
 /// (Arrow's `LargeList` offsets), dense sequence columns the int64 `lengths`.
 #[derive(Debug, Clone)]
 pub struct Column<'a> {
-    pub(crate) name: String,
+    /// The feature it was made for (a batch reuses it only for the same one).
+    pub(crate) spec: FeatureSpec,
+    pub(crate) in_sequence: bool,
     pub(crate) dtype: DType,
     pub(crate) layout: Layout,
     pub(crate) borrow: bool,
     pub(crate) sparse_wanted: bool,
-    pub(crate) has_lengths: bool,
     /// The form as the decoder sees it (worked out once, not per record).
-    pub(crate) form: super::decode::Shape,
+    pub(crate) form: Shape,
     pub(crate) values: AlignedBuf,
     pub(crate) offsets: AlignedBuf,
     pub(crate) borrowed: Vec<&'a [u8]>,
@@ -104,12 +106,12 @@ pub struct Column<'a> {
 impl PartialEq for Column<'_> {
     fn eq(&self, o: &Self) -> bool {
         (
-            &self.name,
+            &self.spec.name,
             self.dtype,
             self.layout,
             self.borrow,
             &self.shape,
-        ) == (&o.name, o.dtype, o.layout, o.borrow, &o.shape)
+        ) == (&o.spec.name, o.dtype, o.layout, o.borrow, &o.shape)
             && (&self.values, &self.offsets, &self.borrowed) == (&o.values, &o.offsets, &o.borrowed)
             && (&self.splits, &self.frame_splits, &self.lengths)
                 == (&o.splits, &o.frame_splits, &o.lengths)
@@ -119,11 +121,7 @@ impl PartialEq for Column<'_> {
 
 impl<'a> Column<'a> {
     pub(crate) fn new(f: &FeatureSpec, in_sequence: bool) -> Self {
-        let layout = match (&f.form, in_sequence) {
-            (Form::VarLen, false) => Layout::Ragged,
-            (Form::VarLen, true) => Layout::RaggedFrames,
-            _ => Layout::Dense,
-        };
+        let layout = Column::layout_of(f, in_sequence);
         let defaults = match &f.form {
             Form::FixedLen { default, .. } | Form::FixedLenSequence { default, .. } => {
                 default.as_ref()
@@ -138,16 +136,13 @@ impl<'a> Column<'a> {
             raw
         });
         let mut c = Column {
-            name: f.name.clone(),
+            spec: f.clone(),
+            in_sequence,
             dtype: f.dtype,
             layout,
             borrow: f.borrow,
             sparse_wanted: f.sparse,
             form: super::decode::shape_of(f, in_sequence),
-            has_lengths: matches!(
-                f.form,
-                Form::FixedLenSequence { .. } | Form::OfRecordRaw { .. }
-            ),
             values: AlignedBuf::new(),
             offsets: AlignedBuf::new(),
             borrowed: Vec::new(),
@@ -181,12 +176,12 @@ impl<'a> Column<'a> {
         Column {
             borrowed: empty(self.borrowed),
             spare_borrowed: empty(self.spare_borrowed),
-            name: self.name,
+            spec: self.spec,
+            in_sequence: self.in_sequence,
             dtype: self.dtype,
             layout: self.layout,
             borrow: self.borrow,
             sparse_wanted: self.sparse_wanted,
-            has_lengths: self.has_lengths,
             form: self.form,
             values: self.values,
             offsets: self.offsets,
@@ -226,12 +221,7 @@ impl<'a> Column<'a> {
 
     /// Whether this column was made for `f` (so a batch can be reused).
     pub(crate) fn matches(&self, f: &FeatureSpec, in_sequence: bool) -> bool {
-        let fresh = Column::layout_of(f, in_sequence);
-        self.name == f.name
-            && self.dtype == f.dtype
-            && self.layout == fresh
-            && self.borrow == f.borrow
-            && self.sparse_wanted == f.sparse
+        self.in_sequence == in_sequence && self.spec.same(f)
     }
 
     fn layout_of(f: &FeatureSpec, in_sequence: bool) -> Layout {
@@ -244,7 +234,7 @@ impl<'a> Column<'a> {
 
     /// The feature's name.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.spec.name
     }
 
     /// The element type.
@@ -326,7 +316,8 @@ impl<'a> Column<'a> {
     /// Per-row lengths: elements of a fixed_len_sequence feature, frames of
     /// a sequence feature, values of an OFRecord raw feature.
     pub fn lengths(&self) -> Option<&[i64]> {
-        self.has_lengths.then(|| self.lengths.typed::<i64>())
+        matches!(self.form, Shape::Padded { .. } | Shape::Raw { .. })
+            .then(|| self.lengths.typed::<i64>())
     }
 
     /// TensorFlow's sparse form, when the spec asked for it ([`FeatureSpec::sparse`]).
@@ -414,7 +405,7 @@ impl<'a> Batch<'a> {
         self.columns
             .iter()
             .chain(&self.sequence)
-            .find(|c| c.name == name)
+            .find(|c| c.spec.name == name)
     }
 
     /// The same batch, emptied, for inputs of another lifetime: the columns,

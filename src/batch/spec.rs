@@ -307,6 +307,41 @@ impl FeatureSpec {
         self
     }
 
+    /// Whether `self` and `o` decode alike: equal, with float defaults
+    /// compared by their bits (so that a NaN default equals itself).
+    pub(crate) fn same(&self, o: &FeatureSpec) -> bool {
+        let default = |a: &Option<DefaultValue>, b: &Option<DefaultValue>| match (a, b) {
+            (Some(DefaultValue::Float(x)), Some(DefaultValue::Float(y))) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
+            _ => a == b,
+        };
+        let form = match (&self.form, &o.form) {
+            (
+                Form::FixedLen { shape, default: a },
+                Form::FixedLen {
+                    shape: shape_b,
+                    default: b,
+                },
+            ) => shape == shape_b && default(a, b),
+            (
+                Form::FixedLenSequence {
+                    shape,
+                    allow_missing,
+                    default: a,
+                },
+                Form::FixedLenSequence {
+                    shape: shape_b,
+                    allow_missing: missing_b,
+                    default: b,
+                },
+            ) => shape == shape_b && allow_missing == missing_b && default(a, b),
+            (a, b) => a == b,
+        };
+        form && (&self.name, self.dtype, self.sparse, self.borrow)
+            == (&o.name, o.dtype, o.sparse, o.borrow)
+    }
+
     /// Values per record (FixedLen, OfRecordRaw) or per element/frame (FixedLenSequence).
     pub(crate) fn elements(&self) -> usize {
         self.form.shape().map_or(1, |s| s.iter().product())

@@ -903,3 +903,21 @@ fn batches_compare_by_what_they_hold() {
     decode(&[b.as_slice()], &spec, &mut two).unwrap();
     assert!(one != two, "a different value");
 }
+
+#[test]
+fn a_batch_reused_with_another_shape_or_default_follows_the_new_spec() {
+    let two = Spec::example(vec![FeatureSpec::fixed_len("x", DType::Int64, &[2])
+        .default_value(DefaultValue::Int(vec![1, 2]))])
+    .unwrap();
+    let three = Spec::example(vec![FeatureSpec::fixed_len("x", DType::Int64, &[3])
+        .default_value(DefaultValue::Int(vec![7, 8, 9]))])
+    .unwrap();
+    let missing = example(vec![("y", Feature::Int64(vec![0]))]);
+    let recs = [missing.as_slice()];
+    let mut batch = Batch::new();
+    decode(&recs, &two, &mut batch).unwrap();
+    assert_eq!(batch.columns()[0].values::<i64>().unwrap(), [1, 2]);
+    decode(&recs, &three, &mut batch).unwrap();
+    assert_eq!(batch.columns()[0].shape(), [1, 3]);
+    assert_eq!(batch.columns()[0].values::<i64>().unwrap(), [7, 8, 9]);
+}
