@@ -1,0 +1,92 @@
+//! One record as a Python dict (`Dataset.__getitem__`), through the views.
+
+use numpy::IntoPyArray;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use recordwire::frame::Record;
+use recordwire::view::{FeaturesRef, ListRef, PayloadKind, PayloadRef};
+use recordwire::DecodeError;
+
+use crate::errors::to_py;
+
+/// The features of `record` (checked whole first, as protobuf's parser
+/// would) as a dict: name -> numpy array, or a list of `bytes`. A
+/// SequenceExample gives its context features.
+pub fn to_dict<'py>(
+    py: Python<'py>,
+    record: &Record<'_>,
+    kind: PayloadKind,
+) -> PyResult<Bound<'py, PyDict>> {
+    if kind == PayloadKind::Raw {
+        return Err(PyValueError::new_err(
+            "the payload is raw: read it with Dataset.raw(i)",
+        ));
+    }
+    let view = PayloadRef::parse(kind, record.data, record.data_offset)
+        .map_err(|e| to_py(&record.context(e)))?;
+    let dict = PyDict::new(py);
+    if let Some(features) = view.features() {
+        fill(py, &dict, features).map_err(|e| match e {
+            Fail::Decode(e) => to_py(&record.context(e)),
+            Fail::Py(e) => e,
+        })?;
+    }
+    Ok(dict)
+}
+
+enum Fail {
+    Decode(DecodeError),
+    Py(PyErr),
+}
+
+impl From<DecodeError> for Fail {
+    fn from(e: DecodeError) -> Self {
+        Fail::Decode(e)
+    }
+}
+
+impl From<PyErr> for Fail {
+    fn from(e: PyErr) -> Self {
+        Fail::Py(e)
+    }
+}
+
+fn fill(py: Python<'_>, dict: &Bound<'_, PyDict>, features: FeaturesRef<'_>) -> Result<(), Fail> {
+    for named in features.iter() {
+        let named = named?;
+        let name = String::from_utf8_lossy(named.name());
+        let value: Bound<'_, PyAny> = match named.feature.list()? {
+            None => PyList::empty(py).into_any(),
+            Some(ListRef::Bytes(list)) => {
+                let items = list
+                    .iter()
+                    .map(|v| v.map(|v| PyBytes::new(py, v)))
+                    .collect::<Result<Vec<_>, _>>()?;
+                PyList::new(py, items)?.into_any()
+            }
+            Some(ListRef::Int64(list)) => {
+                let mut v = Vec::new();
+                list.extend_vec(&mut v)?;
+                v.into_pyarray(py).into_any()
+            }
+            Some(ListRef::Float(list)) => {
+                let mut v = Vec::new();
+                list.extend_vec(&mut v)?;
+                v.into_pyarray(py).into_any()
+            }
+            Some(ListRef::Double(list)) => {
+                let mut v = Vec::new();
+                list.extend_vec(&mut v)?;
+                v.into_pyarray(py).into_any()
+            }
+            Some(ListRef::Int32(list)) => {
+                let mut v = Vec::new();
+                list.extend_vec(&mut v)?;
+                v.into_pyarray(py).into_any()
+            }
+        };
+        dict.set_item(name.as_ref(), value)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,51 @@
+"""Shared helpers: the repository's testdata/, and a TFRecord writer."""
+
+import struct
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTDATA = ROOT / "testdata"
+
+
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_TABLE = _crc32c_table()
+
+
+def crc32c(data: bytes) -> int:
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def masked_crc(data: bytes) -> int:
+    c = crc32c(data)
+    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def write_tfrecord(path: Path, payloads) -> Path:
+    """Writes `payloads` as a TFRecord file (TensorFlow's framing)."""
+    with open(path, "wb") as f:
+        for p in payloads:
+            length = struct.pack("<Q", len(p))
+            f.write(length)
+            f.write(struct.pack("<I", masked_crc(length)))
+            f.write(p)
+            f.write(struct.pack("<I", masked_crc(p)))
+    return path
+
+
+@pytest.fixture
+def testdata() -> Path:
+    return TESTDATA

@@ -1,0 +1,150 @@
+"""Dataset against the reference files of testdata/ref/, whose .jsonl files
+hold protobuf's MessageToDict of each record (what tf.train.Example parsing
+gives)."""
+
+import base64
+import json
+import struct
+
+import numpy as np
+import pytest
+
+import recordwire
+from conftest import TESTDATA
+
+REF = TESTDATA / "ref"
+
+
+def expected_value(kind, lst):
+    values = lst.get("value", [])
+    if kind == "bytes_list":
+        return [base64.b64decode(v) for v in values]
+    if kind == "int64_list":
+        return np.array([int(v) for v in values], dtype=np.int64)
+    if kind == "int32_list":
+        return np.array([int(v) for v in values], dtype=np.int32)
+    if kind == "float_list":
+        return np.array([float(v) for v in values], dtype=np.float32)
+    if kind == "double_list":
+        return np.array([float(v) for v in values], dtype=np.float64)
+    raise AssertionError(kind)
+
+
+def check_features(got, features, where):
+    features = features or {}
+    assert sorted(got) == sorted(features), where
+    for name, feature in features.items():
+        if not feature:
+            assert len(got[name]) == 0, (where, name)
+            continue
+        ((kind, lst),) = feature.items()
+        want = expected_value(kind, lst)
+        value = got[name]
+        if kind == "bytes_list":
+            assert value == want, (where, name)
+        else:
+            assert isinstance(value, np.ndarray), (where, name)
+            assert value.dtype == want.dtype, (where, name)
+            # Bit for bit (NaN, -0.0 included).
+            assert value.tobytes() == want.tobytes(), (where, name)
+
+
+def jsonl(name):
+    with open(REF / name) as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.mark.parametrize(
+    "data,ref",
+    [
+        ("examples.tfrecord", "examples.jsonl"),
+        ("examples.tfrecord.gz", "examples.jsonl"),
+        ("examples.tfrecord.zlib", "examples.jsonl"),
+        ("small.tfrecord", "small.jsonl"),
+    ],
+)
+def test_examples_equal_protobuf(data, ref):
+    ds = recordwire.Dataset(str(REF / data))
+    want = jsonl(ref)
+    assert len(ds) == len(want)
+    assert ds.payload == "example"
+    for i, record in enumerate(want):
+        check_features(ds[i], record.get("features", {}).get("feature"), (data, i))
+
+
+def test_ofrecord_equal_protobuf():
+    ds = recordwire.Dataset(str(REF / "ofrecord.part-0"))
+    want = jsonl("ofrecord.jsonl")
+    assert ds.payload == "ofrecord"
+    assert len(ds) == len(want)
+    for i, record in enumerate(want):
+        check_features(ds[i], record.get("feature"), i)
+
+
+def test_sequence_example_context():
+    ds = recordwire.Dataset(str(REF / "sequence_examples.tfrecord"))
+    want = jsonl("sequence_examples.jsonl")
+    assert ds.payload == "sequence_example"
+    assert len(ds) == len(want)
+    for i, record in enumerate(want):
+        check_features(ds[i], record.get("context", {}).get("feature"), i)
+
+
+def test_raw_is_the_payload():
+    path = REF / "small.tfrecord"
+    ds = recordwire.Dataset(str(path))
+    data = path.read_bytes()
+    # Walk the frames by hand: u64 length, u32 CRC, data, u32 CRC.
+    pos, i = 0, 0
+    while pos < len(data):
+        (n,) = struct.unpack_from("<Q", data, pos)
+        assert bytes(ds.raw(i)) == data[pos + 12 : pos + 12 + n]
+        pos += 16 + n
+        i += 1
+    assert i == len(ds)
+    assert ds.raw(-1) == ds.raw(len(ds) - 1)
+
+
+def test_indexing():
+    ds = recordwire.Dataset(str(REF / "small.tfrecord"))
+    n = len(ds)
+    assert ds[-1]["label"].tolist() == ds[n - 1]["label"].tolist()
+    assert ds[-n]["label"].tolist() == ds[0]["label"].tolist()
+    for bad in (n, n + 5, -n - 1):
+        with pytest.raises(IndexError):
+            ds[bad]
+        with pytest.raises(IndexError):
+            ds.raw(bad)
+    # Iteration through the sequence protocol stops at IndexError.
+    assert [r["label"][0] for r in ds] == [3, 0, 7, 4, 1, 8, 5, 2, 9, 6]
+
+
+def test_paths_list_and_glob(tmp_path):
+    one = recordwire.Dataset(str(REF / "small.tfrecord"))
+    two = recordwire.Dataset([str(REF / "small.tfrecord"), REF / "small.tfrecord"])
+    assert len(two) == 2 * len(one)
+    assert two[len(one)]["label"].tolist() == one[0]["label"].tolist()
+    (tmp_path / "a-1.tfrecord").write_bytes((REF / "small.tfrecord").read_bytes())
+    (tmp_path / "a-2.tfrecord").write_bytes((REF / "small.tfrecord").read_bytes())
+    (tmp_path / "b.tfrecord").write_bytes(b"")
+    globbed = recordwire.Dataset(str(tmp_path / "a-*.tfrecord"))
+    assert len(globbed) == 2 * len(one)
+    assert globbed.files == [str(tmp_path / "a-1.tfrecord"), str(tmp_path / "a-2.tfrecord")]
+    with pytest.raises(ValueError):
+        recordwire.Dataset(str(tmp_path / "zzz-*"))
+
+
+def test_empty_file():
+    ds = recordwire.Dataset(str(REF / "empty.tfrecord"))
+    assert len(ds) == 0
+    with pytest.raises(IndexError):
+        ds[0]
+
+
+def test_options_are_checked():
+    with pytest.raises(ValueError):
+        recordwire.Dataset(str(REF / "small.tfrecord"), framing="zip")
+    ds = recordwire.Dataset(str(REF / "small.tfrecord"), framing="tfrecord", payload="raw")
+    with pytest.raises(ValueError):
+        ds[0]
+    assert len(ds.raw(0)) > 0
