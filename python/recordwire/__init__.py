@@ -1,9 +1,40 @@
 """recordwire: zero-copy TFRecord/OFRecord reading and batched decoding.
 
-The classes are those of the native module ``recordwire._native``, built
-from the ``recordwire`` Rust crate.
+The native classes come from ``recordwire._native`` (built from the
+``recordwire`` Rust crate); ``Dataset`` adds pickling, column types, orders
+and Arrow output. Adapters: ``recordwire.torch``, ``recordwire.grain`` (each
+imports its framework only when imported).
 """
 
-from recordwire._native import Dataset, Error, PanicError, Spec, __version__
+from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
+from recordwire._dataset import Cursor, Dataset
+from recordwire._native import Error, Order, PanicError, Spec, Writer, __version__
+from recordwire._spec import FixedLen, FixedLenSequence, VarLen, spec_json
 
-__all__ = ["Dataset", "Error", "PanicError", "Spec", "__version__"]
+
+def spec(features, payload: str = "example", sequence=None) -> Spec:
+    """A ``Spec`` from a TensorFlow-style dict (name -> ``FixedLen``/``VarLen``/
+    ``FixedLenSequence`` or ``tf.io`` features), with a sequence part for
+    SequenceExample."""
+    return Spec.from_json(spec_json(features, payload, sequence))
+
+
+__all__ = [
+    "Bytes",
+    "Cursor",
+    "Dataset",
+    "Error",
+    "FixedLen",
+    "FixedLenSequence",
+    "Order",
+    "Padded",
+    "PanicError",
+    "Ragged",
+    "RaggedFrames",
+    "Sparse",
+    "Spec",
+    "VarLen",
+    "Writer",
+    "__version__",
+    "spec",
+]

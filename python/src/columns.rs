@@ -1,70 +1,95 @@
-//! A decoded [`Batch`] as a dict of numpy arrays (`Dataset.decode`).
-//!
-//! Each column's buffers are copied once into numpy arrays (one memcpy per
-//! buffer); the batch itself is dropped afterwards.
+//! A decoded [`Batch`] handed to Python (`Dataset._decode`): each column as a
+//! dict of its parts, every buffer given to numpy without a copy (see
+//! [`take_array`]); the Python layer (`recordwire/_columns.py`) shapes them
+//! into the public column types and Arrow arrays.
 
-use numpy::{Element, PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use recordwire::batch::{Batch, Column, ColumnValue, DType, Layout};
+use pyo3::types::{PyDict, PyList};
+use recordwire::batch::{Batch, Column, DType, Layout};
+use recordwire::names::OptionName;
 
-fn array<'py, T: ColumnValue + Element>(
-    py: Python<'py>,
-    c: &Column<'_>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let values = c.values::<T>().unwrap_or(&[]);
-    let a = PyArray1::from_slice(py, values);
-    if c.layout() == Layout::Dense {
-        Ok(a.reshape(c.shape().to_vec())?.into_any())
+use crate::buffers::{take_array, Maps};
+
+/// numpy's name for a column type.
+fn numpy_dtype(d: DType) -> &'static str {
+    match d {
+        DType::Int64 => "<i8",
+        DType::Float32 => "<f4",
+        DType::Int32 => "<i4",
+        DType::Float64 => "<f8",
+        DType::Int8 => "i1",
+        DType::UInt8 => "u1",
+        DType::Bytes => "u1",
+    }
+}
+
+fn layout_name(l: Layout) -> &'static str {
+    match l {
+        Layout::Dense => "dense",
+        Layout::Ragged => "ragged",
+        Layout::RaggedFrames => "ragged_frames",
+    }
+}
+
+/// One column as a dict: `layout`, `dtype`, `shape`, `values` (a numpy array,
+/// dense columns shaped; the data of an owned bytes column; a list of
+/// memoryviews for a borrowing one) and whichever of `offsets`,
+/// `row_splits`, `frame_splits`, `lengths`, `indices` and `dense_shape` the
+/// column has.
+fn column<'py>(py: Python<'py>, c: Column<'_>, maps: &Maps) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let (dtype, layout, shape) = (c.dtype(), c.layout(), c.shape().to_vec());
+    d.set_item("layout", layout_name(layout))?;
+    d.set_item("dtype", OptionName::name(dtype))?;
+    d.set_item("shape", shape.clone())?;
+    let borrowed = c.borrowed().is_some();
+    let parts = c.into_parts();
+    let values = if borrowed {
+        let list = PyList::empty(py);
+        for v in &parts.borrowed {
+            list.append(maps.slice(py, v)?)?;
+        }
+        list.into_any()
     } else {
-        Ok(a.into_any())
+        let dense = layout == Layout::Dense && dtype != DType::Bytes;
+        let shape = dense.then_some(shape.as_slice());
+        take_array(py, parts.values, numpy_dtype(dtype), shape)?
+    };
+    d.set_item("values", values)?;
+    let int64s = [
+        ("offsets", parts.offsets),
+        ("row_splits", parts.row_splits),
+        ("frame_splits", parts.frame_splits),
+        ("lengths", parts.lengths),
+        ("indices", parts.indices),
+    ];
+    for (name, buf) in int64s {
+        if let Some(buf) = buf {
+            d.set_item(name, take_array(py, buf, "<i8", None)?)?;
+        }
     }
-}
-
-fn int64s<'py>(py: Python<'py>, v: Option<&[i64]>) -> Bound<'py, PyAny> {
-    PyArray1::from_slice(py, v.unwrap_or(&[])).into_any()
-}
-
-/// The values of `c`: a numpy array (dense columns shaped as
-/// `Column::shape`), `(data, offsets)` for owned bytes, a list of `bytes` for
-/// a borrowing bytes column.
-fn values<'py>(py: Python<'py>, c: &Column<'_>) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match c.dtype() {
-        DType::Int64 => array::<i64>(py, c)?,
-        DType::Float32 => array::<f32>(py, c)?,
-        DType::Int32 => array::<i32>(py, c)?,
-        DType::Float64 => array::<f64>(py, c)?,
-        DType::Int8 => array::<i8>(py, c)?,
-        DType::UInt8 => array::<u8>(py, c)?,
-        DType::Bytes => match c.borrowed() {
-            Some(values) => PyList::new(py, values.iter().map(|v| PyBytes::new(py, v)))?.into_any(),
-            None => {
-                let data = PyArray1::from_slice(py, c.raw_values()).into_any();
-                PyTuple::new(py, [data, int64s(py, c.offsets())])?.into_any()
-            }
-        },
-    })
-}
-
-/// One column: its values, with `row_splits` (and `frame_splits`) when ragged.
-fn column<'py>(py: Python<'py>, c: &Column<'_>) -> PyResult<Bound<'py, PyAny>> {
-    let v = values(py, c)?;
-    Ok(match c.layout() {
-        Layout::Dense => v,
-        Layout::Ragged => PyTuple::new(py, [v, int64s(py, c.row_splits())])?.into_any(),
-        Layout::RaggedFrames => PyTuple::new(
-            py,
-            [v, int64s(py, c.row_splits()), int64s(py, c.frame_splits())],
-        )?
-        .into_any(),
-    })
-}
-
-/// The batch's (context) columns as a dict name -> column.
-pub fn to_dict<'py>(py: Python<'py>, batch: &Batch<'_>) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    for c in batch.columns() {
-        dict.set_item(c.name(), column(py, c)?)?;
+    if d.contains("indices")? {
+        d.set_item("dense_shape", parts.sparse_shape)?;
     }
-    Ok(dict)
+    Ok(d)
+}
+
+/// The batch as `(rows, context columns, sequence columns)`, each columns a
+/// dict name -> column dict (see [`column`]).
+pub fn to_py<'py>(
+    py: Python<'py>,
+    batch: Batch<'_>,
+    maps: &Maps,
+) -> PyResult<(usize, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    let rows = batch.rows();
+    let (context, sequence) = batch.into_columns();
+    let out = |cols: Vec<Column<'_>>| -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for c in cols {
+            let name = c.name().to_owned();
+            d.set_item(name, column(py, c, maps)?)?;
+        }
+        Ok(d)
+    };
+    Ok((rows, out(context)?, out(sequence)?))
 }

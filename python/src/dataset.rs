@@ -1,11 +1,11 @@
 //! `recordwire.Dataset`: files opened as one id space, with their indexes.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyDict, PyList, PyTuple};
 use recordwire::batch::{Batch, Decoder};
 use recordwire::frame::{Framing, ReadOptions};
 use recordwire::index::{Dataset as CoreDataset, Index, IndexFormat, Shard};
@@ -13,14 +13,24 @@ use recordwire::io::{OpenOptions, RecordFile};
 use recordwire::names::Auto;
 use recordwire::view::{detect_payload, PayloadKind};
 
+use crate::buffers::Maps;
 use crate::errors::{guard, to_py};
+use crate::order::{order_spec, Order};
 use crate::spec::spec_of;
 
 /// Records of one or more TFRecord/OFRecord files as one id space.
-#[pyclass(frozen, module = "recordwire._native")]
+///
+/// Subclassed by the pure-Python `recordwire.Dataset`, which adds pickling
+/// (a dataset is reopened, never shared, in another process), the column
+/// types and the Arrow form of `decode`.
+#[pyclass(frozen, subclass, module = "recordwire._native")]
 pub struct Dataset {
     inner: Arc<CoreDataset>,
     payload: PayloadKind,
+    maps: Maps,
+    /// The decoder (a thread pool) of the last `decode`, kept for the next
+    /// one with the same thread count.
+    decoder: Mutex<Option<(usize, Arc<Decoder>)>>,
 }
 
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
@@ -132,8 +142,10 @@ impl Dataset {
                 None => detect(&inner)?,
             };
             Ok(Dataset {
+                maps: Maps::new(py, &inner)?,
                 inner: Arc::new(inner),
                 payload,
+                decoder: Mutex::new(None),
             })
         })
     }
@@ -160,56 +172,165 @@ impl Dataset {
             .collect()
     }
 
-    /// Record `i`'s payload (CRCs checked as opened), as `bytes` (a copy in
-    /// this version).
-    fn raw<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyBytes>> {
+    /// Record `i`'s payload (CRCs checked as opened), as a read-only
+    /// `memoryview` into the file: no copy.
+    fn raw<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
             let id = record_id(i, self.inner.len())?;
             let record = self.inner.get(id).map_err(|e| to_py(&e))?;
             let record = record.ok_or_else(|| PyIndexError::new_err("record out of range"))?;
-            Ok(PyBytes::new(py, record.data))
+            self.maps.slice(py, record.data)
         })
     }
 
     /// Record `i` as a dict: feature name to a numpy array (int64, float32,
-    /// and OFRecord's int32/float64) or a list of bytes.
+    /// and OFRecord's int32/float64) or a list of `memoryview`s into the
+    /// file (bytes values, no copy).
     fn __getitem__<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyDict>> {
         guard(|| {
             let id = record_id(i, self.inner.len())?;
             let record = self.inner.get(id).map_err(|e| to_py(&e))?;
             let record = record.ok_or_else(|| PyIndexError::new_err("record out of range"))?;
-            crate::record::to_dict(py, &record, self.payload)
+            crate::record::to_dict(py, &record, self.payload, &self.maps)
+        })
+    }
+
+    /// Records `ids`, read in file-offset order (each file's records in one
+    /// forward sweep), returned in request order: dicts as `ds[i]`, or the
+    /// payloads as memoryviews with `raw=True`.
+    #[pyo3(signature = (ids, raw=false))]
+    fn get_many<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+        raw: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        guard(|| {
+            let ids = self.ids(ids)?;
+            let mut order: Vec<usize> = (0..ids.len()).collect();
+            order.sort_by_key(|&k| ids[k]);
+            let mut out: Vec<Option<Bound<'py, PyAny>>> = vec![None; ids.len()];
+            for k in order {
+                let record = self.inner.get(ids[k]).map_err(|e| to_py(&e))?;
+                let record = record.ok_or_else(|| PyIndexError::new_err("record out of range"))?;
+                out[k] = Some(if raw {
+                    self.maps.slice(py, record.data)?
+                } else {
+                    crate::record::to_dict(py, &record, self.payload, &self.maps)?.into_any()
+                });
+            }
+            PyList::new(py, out.into_iter().flatten().collect::<Vec<_>>())
         })
     }
 
     /// Decodes records `ids` (in that order) by `spec` (a `Spec`, its JSON
     /// text, or that JSON parsed into a dict) on `threads` threads, with the
-    /// GIL released; a dict name -> column (see the stubs).
+    /// GIL released: `(rows, context columns, sequence columns)`, each
+    /// column a dict of its parts (see `recordwire/_columns.py`).
     #[pyo3(signature = (ids, spec, threads=1))]
-    fn decode<'py>(
+    fn _decode<'py>(
         &self,
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
         spec: &Bound<'py, PyAny>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyDict>> {
+    ) -> PyResult<Bound<'py, PyTuple>> {
         guard(|| {
             let spec = spec_of(spec)?;
-            let len = self.inner.len();
-            let ids: Vec<i64> = ids.extract()?;
-            let ids = ids
-                .into_iter()
-                .map(|i| record_id(i, len))
-                .collect::<PyResult<Vec<u64>>>()?;
+            let ids = self.ids(ids)?;
+            let decoder = self.decoder(threads.max(1))?;
             let dataset: &CoreDataset = &self.inner;
             let spec_ref: &recordwire::batch::Spec = &spec;
             let mut batch = Batch::new();
-            let decoded = py.detach(|| {
-                Decoder::new(threads.max(1)).decode_ids(dataset, &ids, spec_ref, &mut batch)
-            });
+            let decoded = py.detach(|| decoder.decode_ids(dataset, &ids, spec_ref, &mut batch));
             decoded.map_err(|e| to_py(&e))?;
-            crate::columns::to_dict(py, &batch)
+            let (rows, context, sequence) = crate::columns::to_py(py, batch, &self.maps)?;
+            PyTuple::new(
+                py,
+                [
+                    rows.into_pyobject(py)?.into_any(),
+                    context.into_any(),
+                    sequence.into_any(),
+                ],
+            )
         })
+    }
+
+    /// One worker's epoch orders (see `recordwire.Dataset.order`).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (mode="shuffle", seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
+    fn _order(
+        &self,
+        py: Python<'_>,
+        mode: &str,
+        seed: u64,
+        rank: u32,
+        world: u32,
+        worker: u32,
+        workers: u32,
+        tail: &str,
+        page_size: u64,
+        window: u32,
+    ) -> PyResult<Order> {
+        guard(|| {
+            let spec = order_spec(
+                mode, seed, rank, world, worker, workers, tail, page_size, window,
+            )?;
+            let dataset: &CoreDataset = &self.inner;
+            let order = py
+                .detach(|| dataset.order(spec))
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(Order::new(order))
+        })
+    }
+
+    /// Writes each file's index: beside the file as `<file>.rwindex` (the
+    /// sidecar that opening uses), or to `path` for a one-file dataset, in
+    /// `format` (`native`, `dali` or `lirs`). Returns the paths written.
+    #[pyo3(signature = (path=None, format="native"))]
+    fn index(&self, py: Python<'_>, path: Option<PathBuf>, format: &str) -> PyResult<Vec<PathBuf>> {
+        guard(|| {
+            let format: IndexFormat = parse_name("format", format)?;
+            let shards = self.inner.shards();
+            if path.is_some() && shards.len() != 1 {
+                return Err(PyValueError::new_err(
+                    "path= goes with a one-file dataset; without it each file gets its sidecar",
+                ));
+            }
+            let mut written = Vec::with_capacity(shards.len());
+            for shard in shards {
+                let target = match &path {
+                    Some(p) => p.clone(),
+                    None => {
+                        if format != IndexFormat::Native {
+                            return Err(PyValueError::new_err(
+                                "the sidecar index is native: give path= for dali or lirs",
+                            ));
+                        }
+                        recordwire::index::sidecar_path(Path::new(shard.file().name()))
+                    }
+                };
+                let done = py.detach(|| -> Result<(), recordwire::Error> {
+                    let mut out = Vec::new();
+                    shard
+                        .index()
+                        .write_as(format, shard.file().bytes(), &mut out)?;
+                    recordwire::encode::write_file_atomic(&target, &out).map_err(|e| {
+                        recordwire::Error::io(e).with_file(target.display().to_string().as_str())
+                    })
+                });
+                done.map_err(|e| to_py(&e))?;
+                written.push(target);
+            }
+            Ok(written)
+        })
+    }
+
+    /// The arguments the dataset was opened with (for pickling: a dataset
+    /// is reopened in another process, never shared).
+    #[getter]
+    fn _open_args(&self) -> (Vec<String>, String) {
+        (self.files(), self.payload.name().to_owned())
     }
 
     fn __repr__(&self) -> String {
@@ -219,6 +340,34 @@ impl Dataset {
             self.inner.shards().len(),
             self.payload.name()
         )
+    }
+}
+
+impl Dataset {
+    /// Python ids (negative from the end) as record ids.
+    fn ids(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+        let len = self.inner.len();
+        let ids: Vec<i64> = match ids.extract::<numpy::PyReadonlyArray1<'_, i64>>() {
+            Ok(a) => a.as_array().to_vec(),
+            Err(_) => ids.extract()?,
+        };
+        ids.into_iter().map(|i| record_id(i, len)).collect()
+    }
+
+    /// The decoder for `threads` threads: the kept one, or a new one (kept).
+    fn decoder(&self, threads: usize) -> PyResult<Arc<Decoder>> {
+        let mut kept = self
+            .decoder
+            .lock()
+            .map_err(|_| PyValueError::new_err("a decode panicked in another thread"))?;
+        if let Some((n, d)) = kept.as_ref() {
+            if *n == threads {
+                return Ok(Arc::clone(d));
+            }
+        }
+        let d = Arc::new(Decoder::new(threads));
+        *kept = Some((threads, Arc::clone(&d)));
+        Ok(d)
     }
 }
 

@@ -8,11 +8,14 @@
 
 use pyo3::prelude::*;
 
+mod buffers;
 mod columns;
 mod dataset;
 mod errors;
+mod order;
 mod record;
 mod spec;
+mod writer;
 
 /// Panics with `message`, through the same guard as every method: for the
 /// test that proves no panic crosses into Python (hidden: not in the stubs'
@@ -29,6 +32,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PanicError", py.get_type::<errors::PanicError>())?;
     m.add_class::<dataset::Dataset>()?;
     m.add_class::<spec::Spec>()?;
+    m.add_class::<order::Order>()?;
+    m.add_class::<writer::Writer>()?;
+    m.add_class::<buffers::FileBytes>()?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -3,20 +3,22 @@
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyDict, PyList};
 use recordwire::frame::Record;
 use recordwire::view::{FeaturesRef, ListRef, PayloadKind, PayloadRef};
 use recordwire::DecodeError;
 
+use crate::buffers::Maps;
 use crate::errors::to_py;
 
 /// The features of `record` (checked whole first, as protobuf's parser
-/// would) as a dict: name -> numpy array, or a list of `bytes`. A
-/// SequenceExample gives its context features.
+/// would) as a dict: name -> numpy array, or a list of `memoryview`s into
+/// the file (no copy). A SequenceExample gives its context features.
 pub fn to_dict<'py>(
     py: Python<'py>,
     record: &Record<'_>,
     kind: PayloadKind,
+    maps: &Maps,
 ) -> PyResult<Bound<'py, PyDict>> {
     if kind == PayloadKind::Raw {
         return Err(PyValueError::new_err(
@@ -27,7 +29,7 @@ pub fn to_dict<'py>(
         .map_err(|e| to_py(&record.context(e)))?;
     let dict = PyDict::new(py);
     if let Some(features) = view.features() {
-        fill(py, &dict, features).map_err(|e| match e {
+        fill(py, &dict, features, maps).map_err(|e| match e {
             Fail::Decode(e) => to_py(&record.context(e)),
             Fail::Py(e) => e,
         })?;
@@ -52,18 +54,23 @@ impl From<PyErr> for Fail {
     }
 }
 
-fn fill(py: Python<'_>, dict: &Bound<'_, PyDict>, features: FeaturesRef<'_>) -> Result<(), Fail> {
+fn fill(
+    py: Python<'_>,
+    dict: &Bound<'_, PyDict>,
+    features: FeaturesRef<'_>,
+    maps: &Maps,
+) -> Result<(), Fail> {
     for named in features.iter() {
         let named = named?;
         let name = String::from_utf8_lossy(named.name());
         let value: Bound<'_, PyAny> = match named.feature.list()? {
             None => PyList::empty(py).into_any(),
             Some(ListRef::Bytes(list)) => {
-                let items = list
-                    .iter()
-                    .map(|v| v.map(|v| PyBytes::new(py, v)))
-                    .collect::<Result<Vec<_>, _>>()?;
-                PyList::new(py, items)?.into_any()
+                let out = PyList::empty(py);
+                for v in list.iter() {
+                    out.append(maps.slice(py, v?)?)?;
+                }
+                out.into_any()
             }
             Some(ListRef::Int64(list)) => {
                 let mut v = Vec::new();

@@ -106,6 +106,24 @@ impl AlignedBuf {
         self.start = start;
     }
 
+    /// The backing words and the byte range of the data in them: how a
+    /// caller takes the buffer without copying it (the Python package hands
+    /// the words to numpy and views the range). The range starts 64-byte
+    /// aligned in memory, as long as the words are not moved.
+    ///
+    /// ```
+    /// use recordwire::batch::AlignedBuf;
+    /// let mut b = AlignedBuf::new();
+    /// b.extend_from_slice(b"abc");
+    /// let (words, range) = b.into_words();
+    /// let bytes: &[u8] = bytemuck::cast_slice(&words);
+    /// assert_eq!(&bytes[range], b"abc");
+    /// ```
+    pub fn into_words(self) -> (Vec<u64>, std::ops::Range<usize>) {
+        let start = self.start * WORD;
+        (self.words, start..start + self.len)
+    }
+
     /// The bytes.
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {

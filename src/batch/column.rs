@@ -327,6 +327,48 @@ impl<'a> Column<'a> {
             dense_shape: &self.sparse_shape,
         })
     }
+
+    /// The column's buffers, taken out without copying (each `None` where
+    /// the matching accessor gives `None`): for a caller that hands them to
+    /// another owner, as the Python package hands them to numpy.
+    pub fn into_parts(self) -> ColumnParts<'a> {
+        let layout = self.layout;
+        let some = |b: AlignedBuf, wanted: bool| wanted.then_some(b);
+        let owned_bytes = self.dtype == DType::Bytes && !self.borrow;
+        let lengths = matches!(self.form, Shape::Padded { .. } | Shape::Raw { .. });
+        ColumnParts {
+            values: self.values,
+            offsets: some(self.offsets, owned_bytes),
+            borrowed: self.borrowed,
+            row_splits: some(self.splits, layout != Layout::Dense),
+            frame_splits: some(self.frame_splits, layout == Layout::RaggedFrames),
+            lengths: some(self.lengths, lengths),
+            indices: some(self.indices, self.sparse_wanted),
+            sparse_shape: self.sparse_shape,
+        }
+    }
+}
+
+/// A column's buffers, from [`Column::into_parts`]: the same contents as
+/// the accessors of the same names.
+#[derive(Debug)]
+pub struct ColumnParts<'a> {
+    /// [`Column::raw_values`].
+    pub values: AlignedBuf,
+    /// [`Column::offsets`].
+    pub offsets: Option<AlignedBuf>,
+    /// [`Column::borrowed`] (empty unless the column borrows).
+    pub borrowed: Vec<&'a [u8]>,
+    /// [`Column::row_splits`].
+    pub row_splits: Option<AlignedBuf>,
+    /// [`Column::frame_splits`].
+    pub frame_splits: Option<AlignedBuf>,
+    /// [`Column::lengths`].
+    pub lengths: Option<AlignedBuf>,
+    /// The `indices` of [`Column::sparse`].
+    pub indices: Option<AlignedBuf>,
+    /// The `dense_shape` of [`Column::sparse`].
+    pub sparse_shape: Vec<usize>,
 }
 
 /// The columns of a decoded batch, reused across calls: decoding into a warm
@@ -406,6 +448,12 @@ impl<'a> Batch<'a> {
             .iter()
             .chain(&self.sequence)
             .find(|c| c.spec.name == name)
+    }
+
+    /// The context (or only) columns and the sequence columns, taken out of
+    /// the batch without copying.
+    pub fn into_columns(self) -> (Vec<Column<'a>>, Vec<Column<'a>>) {
+        (self.columns, self.sequence)
     }
 
     /// The same batch, emptied, for inputs of another lifetime: the columns,

@@ -1,0 +1,164 @@
+"""The column types ``Dataset.decode`` returns, and their Arrow form.
+
+Every buffer is the decoder's own memory handed to numpy without a copy;
+``to_arrow`` wraps the same buffers in pyarrow arrays, again without a copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Union
+
+import numpy as np
+
+
+class Bytes(NamedTuple):
+    """Bytes values in Arrow's LargeBinary layout: value ``i`` is ``data[offsets[i]:offsets[i + 1]]``."""
+
+    data: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self) -> int:  # type: ignore[override]
+        return max(len(self.offsets) - 1, 0)
+
+    def value(self, i: int) -> bytes:
+        """Value ``i`` as ``bytes`` (a copy)."""
+        return self.data[self.offsets[i] : self.offsets[i + 1]].tobytes()
+
+    def to_list(self) -> List[bytes]:
+        """Every value as ``bytes`` (copies)."""
+        raw = self.data.tobytes()
+        o = self.offsets.tolist()
+        return [raw[o[i] : o[i + 1]] for i in range(len(o) - 1)]
+
+
+class Ragged(NamedTuple):
+    """A var_len column: row ``r``'s values are ``values[row_splits[r]:row_splits[r + 1]]``."""
+
+    values: Any
+    row_splits: np.ndarray
+
+
+class RaggedFrames(NamedTuple):
+    """A sequence's var_len column: rows split into frames, frames into values."""
+
+    values: Any
+    row_splits: np.ndarray
+    frame_splits: np.ndarray
+
+
+class Padded(NamedTuple):
+    """A padded column (fixed_len_sequence, a sequence's frames, OFRecord raw) and each row's length."""
+
+    values: Any
+    lengths: np.ndarray
+
+
+class Sparse(NamedTuple):
+    """TensorFlow's sparse form: ``indices`` ``[nnz, rank]``, ``values``, ``dense_shape``."""
+
+    indices: np.ndarray
+    values: Any
+    dense_shape: tuple
+
+
+Column = Union[np.ndarray, Bytes, List[memoryview], Ragged, RaggedFrames, Padded, Sparse]
+
+
+def _values(parts: Dict[str, Any]) -> Any:
+    values = parts["values"]
+    if parts["dtype"] == "bytes" and "offsets" in parts:
+        values = Bytes(values, parts["offsets"])
+    return values
+
+
+def column(parts: Dict[str, Any]) -> Column:
+    """The public column of the native decoder's parts dict."""
+    values = _values(parts)
+    if "indices" in parts:
+        n = len(parts["indices"]) // max(len(parts["dense_shape"]), 1)
+        indices = parts["indices"].reshape(n, len(parts["dense_shape"]))
+        return Sparse(indices, values, tuple(parts["dense_shape"]))
+    layout = parts["layout"]
+    if layout == "ragged":
+        return Ragged(values, parts["row_splits"])
+    if layout == "ragged_frames":
+        return RaggedFrames(values, parts["row_splits"], parts["frame_splits"])
+    if "lengths" in parts:
+        return Padded(values, parts["lengths"])
+    return values
+
+
+# ---- Arrow -------------------------------------------------------------
+
+_ARROW_TYPES = {
+    "int64": "int64",
+    "float32": "float32",
+    "int32": "int32",
+    "float64": "float64",
+    "int8": "int8",
+    "uint8": "uint8",
+}
+
+
+def _pa():
+    try:
+        import pyarrow as pa
+    except ImportError as e:  # pragma: no cover - exercised without pyarrow
+        raise ImportError("decode(to='arrow') needs pyarrow: pip install pyarrow") from e
+    return pa
+
+
+def _flat_array(pa: Any, parts: Dict[str, Any]) -> Any:
+    """The values as one flat Arrow array (no copy of numeric or owned bytes data)."""
+    values = parts["values"]
+    if parts["dtype"] == "bytes":
+        if "offsets" in parts:
+            data, offsets = values, parts["offsets"]
+            return pa.Array.from_buffers(
+                pa.large_binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+            )
+        # Borrowed values: memoryviews into the file; Arrow needs one data
+        # buffer, so these are gathered (the only copy on this path).
+        return pa.array([bytes(v) for v in values], type=pa.large_binary())
+    flat = values.reshape(-1)
+    t = getattr(pa, _ARROW_TYPES[parts["dtype"]])()
+    return pa.Array.from_buffers(t, len(flat), [None, pa.py_buffer(flat)])
+
+
+def _fixed_lists(pa: Any, flat: Any, dims: List[int]) -> Any:
+    """``flat`` nested into fixed-size lists of the inner ``dims`` (outermost first)."""
+    for d in reversed(dims):
+        flat = pa.FixedSizeListArray.from_arrays(flat, d)
+    return flat
+
+
+def _large_list(pa: Any, splits: np.ndarray, values: Any) -> Any:
+    return pa.LargeListArray.from_arrays(pa.Array.from_buffers(pa.int64(), len(splits), [None, pa.py_buffer(splits)]), values)
+
+
+def arrow_array(parts: Dict[str, Any]) -> Any:
+    """One column as an Arrow array with one entry per row.
+
+    Dense ``[rows, *shape]`` columns are nested fixed-size lists (plain
+    values for scalars), ragged ones large lists (of large lists over
+    frames); padded columns keep their padding (their lengths are dropped:
+    use the numpy form to read them).
+    """
+    pa = _pa()
+    flat = _flat_array(pa, parts)
+    layout = parts["layout"]
+    if layout == "ragged":
+        return _large_list(pa, parts["row_splits"], flat)
+    if layout == "ragged_frames":
+        frames = _large_list(pa, parts["frame_splits"], flat)
+        return _large_list(pa, parts["row_splits"], frames)
+    shape = list(parts["shape"])
+    return _fixed_lists(pa, flat, shape[1:])
+
+
+def record_batch(columns: Dict[str, Dict[str, Any]]) -> Any:
+    """A ``pyarrow.RecordBatch`` of the parts dicts, one column per feature."""
+    pa = _pa()
+    names = list(columns)
+    arrays = [arrow_array(columns[n]) for n in names]
+    return pa.RecordBatch.from_arrays(arrays, names=names)

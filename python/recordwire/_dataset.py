@@ -1,0 +1,187 @@
+"""``recordwire.Dataset``: the native dataset plus pickling, column types,
+orders with resumable cursors, and the Arrow form of ``decode``."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from recordwire import _columns
+from recordwire._native import Dataset as _NativeDataset
+from recordwire._native import Order, Spec
+from recordwire._spec import is_feature_dict, spec_json
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def as_spec(spec: Any) -> Any:
+    """What the native decoder takes: a ``Spec``, JSON text, or the JSON as a
+    dict; a TensorFlow-style dict (name -> ``FixedLen``/``VarLen``/... or
+    ``tf.io.*Feature``) is converted to the JSON spec first."""
+    if isinstance(spec, Mapping) and is_feature_dict(spec):
+        return Spec.from_json(spec_json(spec))
+    return spec
+
+
+class Dataset(_NativeDataset):
+    """Records of one or more TFRecord/OFRecord files as one id space.
+
+    ``Dataset(paths, index=None, framing="auto", payload="auto", verify_crc=True)``:
+    ``paths`` is a path, a glob pattern (``*``/``?`` in the file name) or a
+    list of paths; each file's sidecar index ``<file>.rwindex`` is used when
+    current, else the index is built while opening. ``len(ds)``, ``ds[i]``
+    (a dict name -> numpy array, or a list of ``memoryview``s for bytes
+    values), ``ds.raw(i)`` (the payload as a ``memoryview``), ``ds.get_many``,
+    iteration, ``ds.decode``, ``ds.order``, ``ds.index``.
+
+    Zero copy and lifetime: every ``memoryview`` (and every bytes column of
+    ``decode`` with ``borrow``) points into the file's memory map; the map
+    stays alive while any such view does, even after the dataset is gone
+    (``del ds`` cannot invalidate a view). Truncating the file on disk while
+    it is mapped is not supported (the OS may then fault on access).
+
+    A dataset pickles as its arguments: unpickling (a ``spawn`` worker, a Ray
+    task) reopens the files in that process; nothing is shared by accident.
+    """
+
+    def __init__(
+        self,
+        paths: Union[PathLike, Sequence[PathLike]],
+        index: Optional[PathLike] = None,
+        framing: str = "auto",
+        payload: str = "auto",
+        verify_crc: bool = True,
+    ) -> None:
+        # The native __new__ opened everything; keep the arguments to pickle.
+        self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), index, framing, payload, verify_crc)
+
+    def __reduce__(self):
+        return (type(self), self._args)
+
+    def __iter__(self) -> Iterator[Dict[str, Any]]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def decode(
+        self,
+        ids: Union[Sequence[int], np.ndarray],
+        spec: Any,
+        threads: int = 1,
+        to: str = "numpy",
+    ) -> Any:
+        """Decodes records ``ids`` (in that order) by ``spec`` on ``threads``
+        threads with the GIL released.
+
+        ``spec``: a ``Spec``, the JSON text ``recordwire inspect --spec``
+        prints, that JSON as a dict, or a TensorFlow-style dict (name ->
+        ``FixedLen``/``VarLen``/``FixedLenSequence``, or ``tf.io`` features).
+
+        ``to="numpy"`` gives a dict name -> column: a numpy array
+        ``[rows, *shape]`` (fixed_len), ``Ragged(values, row_splits)``
+        (var_len), ``Padded(values, lengths)`` (fixed_len_sequence, frames,
+        OFRecord raw), ``Sparse(indices, values, dense_shape)`` when the spec
+        asks, with bytes values as ``Bytes(data, offsets)`` or, when the spec
+        borrows, a list of ``memoryview``s into the file. A SequenceExample
+        spec's sequence columns are under the key ``"sequence"`` (a dict).
+        ``to="arrow"`` gives a ``pyarrow.RecordBatch`` over the same buffers
+        (no copy), one column per (context) feature.
+        """
+        if to not in ("numpy", "arrow"):
+            raise ValueError(f"to: 'numpy' or 'arrow', not {to!r}")
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        rows, context, sequence = self._decode(ids, as_spec(spec), threads)
+        if to == "arrow":
+            if sequence:
+                raise ValueError("to='arrow' takes the context features only: decode the sequence to numpy")
+            return _columns.record_batch(context)
+        out: Dict[str, Any] = {name: _columns.column(p) for name, p in context.items()}
+        if sequence:
+            out["sequence"] = {name: _columns.column(p) for name, p in sequence.items()}
+        return out
+
+    def order(
+        self,
+        mode: str = "shuffle",
+        seed: int = 0,
+        epoch: int = 0,
+        rank: int = 0,
+        world: int = 1,
+        worker: int = 0,
+        workers: int = 1,
+        tail: str = "pad",
+        page_size: int = 4096,
+        window: int = 8,
+        lazy: bool = False,
+    ) -> Any:
+        """One epoch's ids for this rank and worker, as the CLI's ``order``
+        gives them: an int64 array, or with ``lazy=True`` an iterator over
+        chunks of it (for datasets too large to hold an epoch's ids).
+
+        ``mode``: ``sequential``, ``shuffle``, ``page-aware`` or
+        ``quasi-random``; ``tail``: ``pad`` (as PyTorch's
+        ``DistributedSampler``), ``drop-last`` or ``keep``.
+        """
+        o = self._order(mode, seed, rank, world, worker, workers, tail, page_size, window)
+        if lazy:
+            return _chunks(o, epoch, 0)
+        return o.ids(epoch)
+
+    def orders(self, **kwargs: Any) -> "Cursor":
+        """A resumable walk over epochs (see ``Cursor``)."""
+        return Cursor(self, **kwargs)
+
+
+def _chunks(order: Order, epoch: int, start: int, chunk: int = 1 << 16) -> Iterator[np.ndarray]:
+    n = len(order)
+    while start < n:
+        yield order.ids(epoch, start, min(start + chunk, n))
+        start += chunk
+
+
+class Cursor:
+    """One worker's ids across epochs, resumable: ``state_dict()`` says
+    where it is, ``load_state_dict()`` goes back there.
+
+    ``Cursor(ds, mode="shuffle", seed=0, rank=0, world=1, worker=0,
+    workers=1, tail="pad", epoch=0)``; ``next_ids(n)`` gives the next ``n``
+    ids (fewer at the end of an epoch), ``set_epoch(e)`` starts epoch ``e``.
+    """
+
+    def __init__(self, dataset: Dataset, epoch: int = 0, **order: Any) -> None:
+        self._spec = dict(order)
+        self._order = dataset._order(**order)
+        self.epoch = epoch
+        self.position = 0
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def set_epoch(self, epoch: int) -> None:
+        self.epoch, self.position = epoch, 0
+
+    def next_ids(self, n: int) -> np.ndarray:
+        """The next ``n`` ids of the current epoch (empty at its end)."""
+        stop = min(self.position + n, len(self._order))
+        ids = self._order.ids(self.epoch, self.position, stop)
+        self.position = stop
+        return ids
+
+    def __iter__(self) -> Iterator[int]:
+        while self.position < len(self._order):
+            for i in self.next_ids(4096).tolist():
+                yield i
+
+    def state_dict(self) -> Dict[str, Any]:
+        return {"epoch": self.epoch, "position": self.position, "order": dict(self._spec), "len": len(self._order)}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        if dict(state.get("order", self._spec)) != self._spec:
+            raise ValueError(f"the state is of another order: {state.get('order')} (this one: {self._spec})")
+        if state.get("len", len(self._order)) != len(self._order):
+            raise ValueError("the state is of a dataset of another size")
+        self.epoch, self.position = int(state["epoch"]), int(state["position"])
+
+
+__all__ = ["Dataset", "Cursor", "as_spec"]
