@@ -1,0 +1,119 @@
+"""recordwire.torch: DataLoader workers (fork and spawn) see each id of the
+rank once per epoch; two ranks in a real gloo group get disjoint, complete,
+equal shards; resuming mid-epoch."""
+
+import os
+import socket
+import sys
+
+import numpy as np
+import pytest
+
+import recordwire
+
+torch = pytest.importorskip("torch", reason="torch is installed by ./test.sh and .ci/run: it must not be missing there")
+import torch.distributed as dist  # noqa: E402
+import torch.multiprocessing as mp  # noqa: E402
+from torch.utils.data import DataLoader  # noqa: E402
+
+import recordwire.torch as rwt  # noqa: E402
+
+N = 104
+SPEC = {"id": recordwire.FixedLen((), "int64"), "x": recordwire.FixedLen(3, "float32")}
+
+
+@pytest.fixture
+def ids_file(tmp_path):
+    path = tmp_path / "ids.tfrecord"
+    with recordwire.Writer(path) as w:
+        for i in range(N):
+            w.write({"id": i, "x": np.full(3, i, dtype=np.float32)})
+    return str(path)
+
+
+def collect(loader):
+    out = []
+    for batch in loader:
+        assert isinstance(batch["id"], torch.Tensor) and batch["id"].dtype == torch.int64
+        assert torch.equal(batch["x"][:, 0].to(torch.int64), batch["id"])
+        out.extend(batch["id"].tolist())
+    return out
+
+
+@pytest.mark.parametrize("context", ["fork", "spawn"])
+@pytest.mark.parametrize("rank,world", [(0, 1), (1, 2)])
+def test_workers_read_each_id_of_the_rank_once(ids_file, context, rank, world):
+    data = rwt.IterableDataset(ids_file, spec=SPEC, batch_size=8, seed=3, rank=rank, world=world, tail="keep")
+    loader = DataLoader(data, batch_size=None, num_workers=2, multiprocessing_context=context)
+    ds = recordwire.Dataset(ids_file)
+    for epoch in (0, 1):
+        data.set_epoch(epoch)
+        got = collect(loader)
+        want = ds.order(seed=3, epoch=epoch, rank=rank, world=world, tail="keep").tolist()
+        assert sorted(got) == sorted(want)
+        assert len(got) == len(set(got))
+
+
+def test_resume_mid_epoch(ids_file):
+    data = rwt.IterableDataset(ids_file, spec=SPEC, batch_size=10, seed=1)
+    data.set_epoch(4)
+    it = iter(data)
+    first = [next(it)["id"].tolist() for _ in range(3)]
+    state = data.state_dict()
+    assert state["position"] == 30
+    again = rwt.IterableDataset(ids_file, spec=SPEC, batch_size=10, seed=1)
+    again.load_state_dict(state)
+    rest = [b["id"].tolist() for b in again]
+    flat = [i for b in first + rest for i in b]
+    assert flat == recordwire.Dataset(ids_file).order(seed=1, epoch=4).tolist()
+    with pytest.raises(ValueError):
+        rwt.IterableDataset(ids_file, spec=SPEC, batch_size=10, seed=2).load_state_dict(state)
+
+
+def test_map_dataset_and_sampler(ids_file):
+    data = rwt.MapDataset(ids_file, spec=SPEC)
+    sampler = rwt.DistributedSampler(data, seed=7, rank=1, world=3)
+    sampler.set_epoch(2)
+    order = list(sampler)
+    assert order == recordwire.Dataset(ids_file).order(seed=7, epoch=2, rank=1, world=3).tolist()
+    assert len(sampler) == len(order) == 35  # 104 padded to 105 over 3 ranks
+    loader = DataLoader(data, sampler=sampler, batch_size=None, num_workers=2)
+    got = [int(b["id"][0]) for b in loader]
+    assert got == order
+    plain = rwt.MapDataset(ids_file)
+    assert plain[5]["id"].tolist() == [5]
+
+
+def _rank_main(rank, world, port, path, out_dir):
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world)
+    try:
+        data = rwt.IterableDataset(path, spec=SPEC, batch_size=8, seed=5)
+        sampler = rwt.DistributedSampler(recordwire.Dataset(path), seed=5)
+        assert (data.rank, data.world) == (rank, world) == (sampler.rank, sampler.world)
+        loader = DataLoader(data, batch_size=None, num_workers=2)
+        ids = [i for b in loader for i in b["id"].tolist()]
+        n = torch.tensor([len(ids)])
+        dist.all_reduce(n)
+        np.save(os.path.join(out_dir, f"rank{rank}.npy"), np.array(ids, dtype=np.int64))
+        np.save(os.path.join(out_dir, f"sampler{rank}.npy"), np.array(list(sampler), dtype=np.int64))
+        np.save(os.path.join(out_dir, f"total{rank}.npy"), n.numpy())
+    finally:
+        dist.destroy_process_group()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_ranks_in_a_gloo_group(ids_file, tmp_path):
+    world = 2
+    mp.spawn(_rank_main, args=(world, free_port(), ids_file, str(tmp_path)), nprocs=world, join=True)
+    shards = [np.load(tmp_path / f"rank{r}.npy").tolist() for r in range(world)]
+    assert len(shards[0]) == len(shards[1]) == N // world
+    assert set(shards[0]).isdisjoint(shards[1])
+    assert sorted(shards[0] + shards[1]) == list(range(N))
+    samplers = [np.load(tmp_path / f"sampler{r}.npy").tolist() for r in range(world)]
+    assert sorted(samplers[0] + samplers[1]) == list(range(N))
+    assert [int(np.load(tmp_path / f"total{r}.npy")[0]) for r in range(world)] == [N, N]
