@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Every test, Rust and Python: builds the Python package into a venv
-# (.venv-test/, made once and reused) with maturin, then runs `cargo test`
-# and pytest over python/tests.
+# Every test, Rust and Python. Makes a venv (.venv-test/, reused; or
+# $RECORDWIRE_VENV) with the pinned Python tools, builds the Python package
+# into it with maturin, then runs `cargo test` (whose export tests read back
+# Parquet/.npy with that venv's numpy and pyarrow), mypy over the package,
+# and pytest over python/tests. Every adapter's framework is installed, so no
+# adapter test is skipped (pytest is told to fail on a skip).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -9,11 +12,20 @@ venv="${RECORDWIRE_VENV:-.venv-test}"
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
+# The versions the tests were written against (see python/README.md).
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
-    maturin==1.16.0 numpy==2.4.6 pytest==9.2.0
+    maturin==1.16.0 numpy==2.4.6 pytest==9.2.0 pyarrow==22.0.0 mypy==1.19.0 \
+    torch==2.15.0 tensorflow-cpu==2.21.0 grain==0.2.18 array-record==0.8.6 "ray[data]==2.60.0"
+export PATH="$PWD/$venv/bin:$PATH"
 
 # maturin develop needs VIRTUAL_ENV (or a venv it finds) to install into.
-VIRTUAL_ENV="$PWD/$venv" "$venv/bin/maturin" develop --release -m python/Cargo.toml
+VIRTUAL_ENV="$PWD/$venv" maturin develop --release --quiet
 
 cargo test --locked
-"$venv/bin/python" -m pytest python/tests
+python -m mypy python/recordwire --ignore-missing-imports
+# -rs lists skips; a skipped test fails the run (every tool is installed here).
+python -m pytest -rs -p no:cacheprovider python/tests "$@" | tee "${TMPDIR:-/tmp}/recordwire-pytest.log"
+if grep -qE '^SKIPPED' "${TMPDIR:-/tmp}/recordwire-pytest.log"; then
+    echo "pytest skipped tests (above): every tool is installed by this script, so none may be skipped" >&2
+    exit 1
+fi

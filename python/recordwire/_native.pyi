@@ -1,6 +1,7 @@
 """Type stubs of the native module ``recordwire._native``."""
 
 import os
+import pathlib
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -9,26 +10,6 @@ import numpy.typing as npt
 __version__: str
 
 _Path = Union[str, "os.PathLike[str]"]
-
-# What ``Dataset.__getitem__`` gives for one feature: a numpy array (int64,
-# float32; OFRecord's int32, float64) or the bytes values.
-FeatureValue = Union[npt.NDArray[Any], List[bytes]]
-
-# The values of one decoded column: a numpy array (dense columns shaped
-# ``[rows, *shape]``), ``(data uint8, offsets int64)`` for bytes, or a list of
-# bytes for a spec that borrows.
-ColumnValues = Union[
-    npt.NDArray[Any],
-    Tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]],
-    List[bytes],
-]
-# A column: its values, or ``(values, row_splits)`` when ragged (var_len), or
-# ``(values, row_splits, frame_splits)`` for a sequence's var_len feature.
-Column = Union[
-    ColumnValues,
-    Tuple[ColumnValues, npt.NDArray[np.int64]],
-    Tuple[ColumnValues, npt.NDArray[np.int64], npt.NDArray[np.int64]],
-]
 
 class Error(Exception):
     """An error of recordwire, and where it was met."""
@@ -54,27 +35,81 @@ class Spec:
     @property
     def features(self) -> List[str]: ...
 
-class Dataset:
-    """Records of one or more TFRecord/OFRecord files as one id space."""
+class Order:
+    """One worker's epoch orders over a dataset (built by ``Dataset._order``)."""
+
+    def __len__(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    def ids(self, epoch: int, start: int = 0, stop: Optional[int] = None) -> npt.NDArray[np.int64]: ...
+
+class Writer:
+    """Records written atomically: a temporary file renamed over ``path`` by ``close``."""
 
     def __init__(
         self,
+        path: _Path,
+        framing: str = "tfrecord",
+        payload: str = "example",
+        compression: Optional[str] = "none",
+    ) -> None: ...
+    def write(self, record: Union[Dict[Union[str, bytes], Any], bytes, bytearray, memoryview]) -> None: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def path(self) -> pathlib.Path: ...
+    def close(self) -> None: ...
+    def abort(self) -> None: ...
+    def __enter__(self) -> "Writer": ...
+    def __exit__(self, exc_type: Any = None, exc: Any = None, tb: Any = None) -> bool: ...
+
+class FileBytes:
+    """A data file's bytes, the base of the arrays that views of it slice."""
+
+    @property
+    def __array_interface__(self) -> Dict[str, Any]: ...
+    def __len__(self) -> int: ...
+
+# What a bytes value is: a read-only memoryview into the mapped file.
+ColumnParts = Dict[str, Any]
+
+class Dataset:
+    """The native dataset; ``recordwire.Dataset`` subclasses it."""
+
+    def __new__(
+        cls,
         paths: Union[_Path, Sequence[_Path]],
         index: Optional[_Path] = None,
         framing: str = "auto",
         payload: str = "auto",
         verify_crc: bool = True,
-    ) -> None: ...
+    ) -> "Dataset": ...
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Dict[str, FeatureValue]: ...
+    def __getitem__(self, i: int) -> Dict[str, Union[npt.NDArray[Any], List[memoryview]]]: ...
     @property
     def payload(self) -> str: ...
     @property
     def files(self) -> List[str]: ...
-    def raw(self, i: int) -> bytes: ...
-    def decode(
+    @property
+    def _open_args(self) -> Tuple[List[str], str]: ...
+    def raw(self, i: int) -> memoryview: ...
+    def get_many(self, ids: Union[Sequence[int], npt.NDArray[np.int64]], raw: bool = False) -> List[Any]: ...
+    def _decode(
         self,
-        ids: Sequence[int],
+        ids: Union[Sequence[int], npt.NDArray[np.int64]],
         spec: Union[Spec, str, Dict[str, Any]],
         threads: int = 1,
-    ) -> Dict[str, Column]: ...
+    ) -> Tuple[int, Dict[str, ColumnParts], Dict[str, ColumnParts]]: ...
+    def _order(
+        self,
+        mode: str = "shuffle",
+        seed: int = 0,
+        rank: int = 0,
+        world: int = 1,
+        worker: int = 0,
+        workers: int = 1,
+        tail: str = "pad",
+        page_size: int = 4096,
+        window: int = 8,
+    ) -> Order: ...
+    def index(self, path: Optional[_Path] = None, format: str = "native") -> List[pathlib.Path]: ...

@@ -58,6 +58,14 @@ def to_torch(column: Any) -> Any:
     return column
 
 
+def _spec_text(spec: Any) -> Any:
+    """The spec in a form that pickles (a ``Spec`` as its JSON text)."""
+    if spec is None:
+        return None
+    spec = as_spec(spec)
+    return spec.to_json() if hasattr(spec, "to_json") else spec
+
+
 class _Lazy:
     """Opens the dataset in the process that reads it (reopened after fork)."""
 
@@ -88,8 +96,7 @@ class MapDataset(_TorchDataset):
 
     def __init__(self, paths: Any, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any) -> None:
         self._lazy = _Lazy(paths, **open_args)
-        self._spec = as_spec(spec) if spec is not None else None
-        self._spec_text = self._spec.to_json() if hasattr(self._spec, "to_json") else self._spec
+        self._spec_text = _spec_text(spec)
         self._transform = transform
 
     def __len__(self) -> int:
@@ -159,8 +166,7 @@ class IterableDataset(_TorchIterable):
         if (spec is None) != (batch_size is None):
             raise ValueError("spec and batch_size go together")
         self._lazy = _Lazy(paths, **open_args)
-        spec = as_spec(spec) if spec is not None else None
-        self._spec_text = spec.to_json() if hasattr(spec, "to_json") else spec
+        self._spec_text = _spec_text(spec)
         self.batch_size = batch_size
         self.rank, self.world = rank_world(rank, world)
         self._order = dict(mode=mode, seed=seed, rank=self.rank, world=self.world, tail=tail)

@@ -1,8 +1,8 @@
 //! The native module `recordwire._native` of the `recordwire` Python package:
-//! [`Dataset`](dataset::Dataset), [`Spec`](spec::Spec) and the
+//! `Dataset`, `Spec`, `Order`, `Writer` and the
 //! `recordwire.Error` exceptions over the `recordwire` crate.
 //!
-//! Every method body runs under [`errors::guard`], so that a Rust panic
+//! Every method body runs under `errors::guard`, so that a Rust panic
 //! reaches Python as `recordwire.PanicError` (a `recordwire.Error`), never as
 //! PyO3's `PanicException` (a `BaseException`).
 
