@@ -133,6 +133,35 @@ class Dataset(_NativeDataset):
         return Cursor(self, **kwargs)
 
 
+class Lazy:
+    """A dataset opened in the process that reads it: the adapters keep one
+    (it pickles as the arguments), so that a forked or spawned worker opens
+    its own map instead of using one opened in another process."""
+
+    def __init__(self, paths: Any, **open_args: Any) -> None:
+        if isinstance(paths, Dataset):
+            names = ("index", "framing", "payload", "verify_crc")
+            open_args = {**dict(zip(names, paths._args[1:])), **open_args}
+            paths = paths._args[0]
+        self._paths = paths
+        self._open_args = open_args
+        self._ds: Optional[Dataset] = None
+        self._pid = -1
+
+    @property
+    def dataset(self) -> Dataset:
+        if self._ds is None or self._pid != os.getpid():
+            self._ds = Dataset(self._paths, **self._open_args)
+            self._pid = os.getpid()
+        return self._ds
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"_paths": self._paths, "_open_args": self._open_args, "_ds": None, "_pid": -1}
+
+    def __repr__(self) -> str:
+        return f"{self._paths!r}"
+
+
 def _chunks(order: Order, epoch: int, start: int, chunk: int = 1 << 16) -> Iterator[np.ndarray]:
     n = len(order)
     while start < n:
@@ -184,4 +213,4 @@ class Cursor:
         self.epoch, self.position = int(state["epoch"]), int(state["position"])
 
 
-__all__ = ["Dataset", "Cursor", "as_spec"]
+__all__ = ["Dataset", "Cursor", "Lazy", "as_spec"]

@@ -7,10 +7,9 @@ pickles as its arguments, so Grain's worker processes reopen the files.
 
 from __future__ import annotations
 
-import os
-from typing import Any, Optional, SupportsIndex
+from typing import Any, SupportsIndex
 
-from recordwire._dataset import Dataset
+from recordwire._dataset import Dataset, Lazy
 
 __all__ = ["DataSource"]
 
@@ -21,18 +20,12 @@ class DataSource:
     processes)."""
 
     def __init__(self, paths: Any, raw: bool = False, **open_args: Any) -> None:
-        self._paths = paths
-        self._open_args = open_args
+        self._lazy = Lazy(paths, **open_args)
         self._raw = raw
-        self._ds: Optional[Dataset] = None
-        self._pid = -1
 
     @property
     def dataset(self) -> Dataset:
-        if self._ds is None or self._pid != os.getpid():
-            self._ds = Dataset(self._paths, **self._open_args)
-            self._pid = os.getpid()
-        return self._ds
+        return self._lazy.dataset
 
     def __len__(self) -> int:
         return len(self.dataset)
@@ -43,8 +36,5 @@ class DataSource:
             return bytes(self.dataset.raw(i))
         return {k: (v if not isinstance(v, list) else [bytes(x) for x in v]) for k, v in self.dataset[i].items()}
 
-    def __getstate__(self) -> dict:
-        return {"_paths": self._paths, "_open_args": self._open_args, "_raw": self._raw, "_ds": None, "_pid": -1}
-
     def __repr__(self) -> str:
-        return f"recordwire.grain.DataSource({self._paths!r}, raw={self._raw})"
+        return f"recordwire.grain.DataSource({self._lazy!r}, raw={self._raw})"

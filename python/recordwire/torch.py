@@ -12,7 +12,6 @@ spawned one unpickles only the arguments).
 
 from __future__ import annotations
 
-import os
 from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Union
 
 import numpy as np
@@ -24,7 +23,7 @@ from torch.utils.data import Sampler as _TorchSampler
 from torch.utils.data import get_worker_info
 
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
-from recordwire._dataset import Dataset, as_spec
+from recordwire._dataset import Dataset, Lazy, as_spec
 
 __all__ = ["MapDataset", "DistributedSampler", "IterableDataset", "to_torch", "rank_world"]
 
@@ -66,36 +65,13 @@ def _spec_text(spec: Any) -> Any:
     return spec.to_json() if hasattr(spec, "to_json") else spec
 
 
-class _Lazy:
-    """Opens the dataset in the process that reads it (reopened after fork)."""
-
-    def __init__(self, paths: Any, **open_args: Any) -> None:
-        if isinstance(paths, Dataset):
-            paths, args = paths._args[0], dict(zip(("index", "framing", "payload", "verify_crc"), paths._args[1:]))
-            open_args = {**args, **open_args}
-        self._paths = paths
-        self._open_args = open_args
-        self._ds: Optional[Dataset] = None
-        self._pid = -1
-
-    @property
-    def dataset(self) -> Dataset:
-        if self._ds is None or self._pid != os.getpid():
-            self._ds = Dataset(self._paths, **self._open_args)
-            self._pid = os.getpid()
-        return self._ds
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return {"_paths": self._paths, "_open_args": self._open_args, "_ds": None, "_pid": -1}
-
-
 class MapDataset(_TorchDataset):
     """Map-style: ``ds[i]`` is record ``i`` as a dict (``transform`` applied
     when given), or, with ``spec``, the record decoded by it (a batch of one,
     tensors)."""
 
     def __init__(self, paths: Any, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any) -> None:
-        self._lazy = _Lazy(paths, **open_args)
+        self._lazy = Lazy(paths, **open_args)
         self._spec_text = _spec_text(spec)
         self._transform = transform
 
@@ -165,7 +141,7 @@ class IterableDataset(_TorchIterable):
     ) -> None:
         if (spec is None) != (batch_size is None):
             raise ValueError("spec and batch_size go together")
-        self._lazy = _Lazy(paths, **open_args)
+        self._lazy = Lazy(paths, **open_args)
         self._spec_text = _spec_text(spec)
         self.batch_size = batch_size
         self.rank, self.world = rank_world(rank, world)
