@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 venv="${RECORDWIRE_VENV:-.venv-test}"
+case "$venv" in /*) ;; *) venv="$PWD/$venv" ;; esac
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
@@ -16,10 +17,10 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
     maturin==1.16.0 numpy==2.4.6 pytest==9.2.0 pyarrow==22.0.0 mypy==1.19.0 \
     torch==2.15.0 tensorflow-cpu==2.21.0 grain==0.2.18 array-record==0.8.6 "ray[data]==2.60.0"
-export PATH="$PWD/$venv/bin:$PATH"
+export PATH="$venv/bin:$PATH"
 
 # maturin develop needs VIRTUAL_ENV (or a venv it finds) to install into.
-VIRTUAL_ENV="$PWD/$venv" maturin develop --release --quiet
+VIRTUAL_ENV="$venv" maturin develop --release --quiet
 
 cargo test --locked
 python -m mypy python/recordwire --ignore-missing-imports
