@@ -326,13 +326,6 @@ impl Dataset {
         })
     }
 
-    /// The arguments the dataset was opened with (for pickling: a dataset
-    /// is reopened in another process, never shared).
-    #[getter]
-    fn _open_args(&self) -> (Vec<String>, String) {
-        (self.files(), self.payload.name().to_owned())
-    }
-
     fn __repr__(&self) -> String {
         format!(
             "recordwire.Dataset({} records in {} files, payload {})",

@@ -82,13 +82,14 @@ impl Order {
             let stop = stop.unwrap_or(e.len()).min(e.len());
             let start = start.min(stop);
             let order = &self.inner;
-            let ids: Vec<i64> = py.detach(|| {
+            let ids = py.detach(|| {
                 let e = order.epoch(epoch);
-                match e.iter_from(start) {
-                    Ok(it) => it.take((stop - start) as usize).map(|i| i as i64).collect(),
-                    Err(_) => Vec::new(),
-                }
+                let it = e.iter_from(start)?;
+                Ok::<Vec<i64>, recordwire::order::OrderError>(
+                    it.take((stop - start) as usize).map(|i| i as i64).collect(),
+                )
             });
+            let ids = ids.map_err(|e| PyValueError::new_err(e.to_string()))?;
             Ok(ids.into_pyarray(py))
         })
     }
