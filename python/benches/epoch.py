@@ -254,36 +254,60 @@ def versions() -> dict:
     return out
 
 
+PEERS = {
+    "recordwire decode, 1 thread": lambda p, s: rw_epoch(p, s, 1),
+    "recordwire decode, 2 threads": lambda p, s: rw_epoch(p, s, 2),
+    "recordwire torch DataLoader, 2 workers": lambda p, s: rw_torch_epoch(p, s, 2),
+    "tfrecord package (its index, shuffle queue)": tfrecord_pkg_epoch,
+    "tf.data shuffle + batch + parse_example": tf_data_epoch,
+    "Grain MapDataset over ArrayRecord + protobuf": grain_epoch,
+}
+
+
+def run_peer(name: str, path: str, corpus: str, rounds: int) -> None:
+    """One peer's epoch rate, in this process (each peer runs in its own: the
+    `tfrecord` package and TensorFlow register the same protobuf names)."""
+    fn = PEERS[name](path, spec_of(corpus))
+    n = len(recordwire.Dataset(path))
+    fn()  # warm: caches, pools, workers
+    count, t = timed(fn, rounds)
+    assert count == n, (name, count, n)
+    print(json.dumps({"rate": n / t}))
+
+
+def peer_rate(name: str, path: str, corpus: str, rounds: int) -> float:
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, __file__, "--peer", name, "--path", path, "--corpus", corpus, "--rounds", str(rounds)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])["rate"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("corpus_dir")
+    ap.add_argument("corpus_dir", nargs="?")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", choices=["bert", "image"])
     ap.add_argument("--access", type=int, default=20000, help="random reads per latency measure")
+    ap.add_argument("--peer", help=argparse.SUPPRESS)
+    ap.add_argument("--path", help=argparse.SUPPRESS)
+    ap.add_argument("--corpus", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.peer:
+        run_peer(args.peer, args.path, args.corpus, args.rounds)
+        return
     print("versions:", json.dumps(versions()))
-    print(f"cores: {os.cpu_count()}, rounds: {args.rounds} (medians)")
+    print(f"cores: {os.cpu_count()}, rounds: {args.rounds} (medians), each peer in its own process")
     for corpus in ("bert", "image"):
         if args.only and corpus != args.only:
             continue
         path = str(Path(args.corpus_dir) / f"{corpus}.tfrecord")
-        spec = spec_of(corpus)
         n = len(recordwire.Dataset(path))
+        arrayrecord_file(path)
         print(f"\n## {corpus}: {path}, {n} records, {os.path.getsize(path) / 1e6:.1f} MB")
-        runs = {
-            "recordwire decode, 1 thread": rw_epoch(path, spec, 1),
-            "recordwire decode, 2 threads": rw_epoch(path, spec, 2),
-            "recordwire torch DataLoader, 2 workers": rw_torch_epoch(path, spec, 2),
-            "tfrecord package (its index, shuffle queue)": tfrecord_pkg_epoch(path, spec),
-            "tf.data shuffle + batch + parse_example": tf_data_epoch(path, spec),
-            "Grain MapDataset over ArrayRecord + protobuf": grain_epoch(path, spec),
-        }
-        rates = {}
-        for name, fn in runs.items():
-            fn()  # warm: caches, pools, workers
-            count, t = timed(fn, args.rounds)
-            assert count == n, (name, count, n)
-            rates[name] = n / t
+        rates = {name: peer_rate(name, path, corpus, args.rounds) for name in PEERS}
         base = rates["recordwire decode, 1 thread"]
         print("| shuffled epoch into numpy batches of 256 | records/s (median) | recordwire 1 thread / this |")
         print("|---|---:|---:|")

@@ -74,15 +74,15 @@ fn column<'py>(py: Python<'py>, c: Column<'_>, maps: &Maps) -> PyResult<Bound<'p
     Ok(d)
 }
 
-/// The batch as `(rows, context columns, sequence columns)`, each columns a
+/// The batch's columns, taken out of it, as `(rows, context columns, sequence columns)`, each columns a
 /// dict name -> column dict (see [`column`]).
 pub fn to_py<'py>(
     py: Python<'py>,
-    batch: Batch<'_>,
+    batch: &mut Batch<'_>,
     maps: &Maps,
 ) -> PyResult<(usize, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let rows = batch.rows();
-    let (context, sequence) = batch.into_columns();
+    let (context, sequence) = batch.take_columns();
     let out = |cols: Vec<Column<'_>>| -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         for c in cols {

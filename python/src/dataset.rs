@@ -31,6 +31,10 @@ pub struct Dataset {
     /// The decoder (a thread pool) of the last `decode`, kept for the next
     /// one with the same thread count.
     decoder: Mutex<Option<(usize, Arc<Decoder>)>>,
+    /// The batch of the last `decode`, its columns taken (handed to numpy):
+    /// what stays (the record list, the other threads' parts) is warm memory
+    /// for the next.
+    spare: Mutex<Batch<'static>>,
 }
 
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
@@ -146,6 +150,7 @@ impl Dataset {
                 inner: Arc::new(inner),
                 payload,
                 decoder: Mutex::new(None),
+                spare: Mutex::new(Batch::new()),
             })
         })
     }
@@ -241,10 +246,20 @@ impl Dataset {
             let decoder = self.decoder(threads.max(1))?;
             let dataset: &CoreDataset = &self.inner;
             let spec_ref: &recordwire::batch::Spec = &spec;
-            let mut batch = Batch::new();
+            // A concurrent decode (another Python thread) takes a new batch.
+            let spare = self
+                .spare
+                .try_lock()
+                .ok()
+                .map(|mut s| std::mem::take(&mut *s));
+            let mut batch: Batch<'_> = spare.unwrap_or_default().recycle();
             let decoded = py.detach(|| decoder.decode_ids(dataset, &ids, spec_ref, &mut batch));
+            let columns = crate::columns::to_py(py, &mut batch, &self.maps);
+            if let Ok(mut s) = self.spare.try_lock() {
+                *s = batch.recycle();
+            }
             decoded.map_err(|e| to_py(&e))?;
-            let (rows, context, sequence) = crate::columns::to_py(py, batch, &self.maps)?;
+            let (rows, context, sequence) = columns?;
             PyTuple::new(
                 py,
                 [

@@ -451,9 +451,15 @@ impl<'a> Batch<'a> {
     }
 
     /// The context (or only) columns and the sequence columns, taken out of
-    /// the batch without copying.
-    pub fn into_columns(self) -> (Vec<Column<'a>>, Vec<Column<'a>>) {
-        (self.columns, self.sequence)
+    /// the batch without copying. The rest stays: the per-thread parts keep
+    /// their warm memory for the next decode into this batch (which makes
+    /// new columns for its spec).
+    pub fn take_columns(&mut self) -> (Vec<Column<'a>>, Vec<Column<'a>>) {
+        self.rows = 0;
+        (
+            std::mem::take(&mut self.columns),
+            std::mem::take(&mut self.sequence),
+        )
     }
 
     /// The same batch, emptied, for inputs of another lifetime: the columns,
