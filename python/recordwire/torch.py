@@ -41,20 +41,32 @@ def rank_world(rank: Optional[int] = None, world: Optional[int] = None) -> tuple
     return int(rank), int(world)
 
 
-def to_torch(column: Any) -> Any:
+def to_torch(column: Any, in_worker: bool = False) -> Any:
     """A decoded column with its numpy arrays as tensors (no copy:
-    ``torch.from_numpy``); bytes and memoryviews are left as they are."""
+    ``torch.from_numpy``). Bytes are left as they are, except that in a
+    DataLoader worker (``in_worker``) memoryviews into the file become
+    ``bytes``: a view cannot cross to the main process by itself, and
+    pickling it would send the whole mapped file."""
     if isinstance(column, np.ndarray):
         return torch.from_numpy(column)
+    if isinstance(column, list):
+        return [bytes(v) if in_worker and isinstance(v, memoryview) else v for v in column]
     if isinstance(column, (Ragged, RaggedFrames, Padded)):
-        return type(column)(*(to_torch(x) for x in column))
+        return type(column)(*(to_torch(x, in_worker) for x in column))
     if isinstance(column, Sparse):
         return torch.sparse_coo_tensor(
-            torch.from_numpy(column.indices.T.copy()), to_torch(column.values), column.dense_shape
+            torch.from_numpy(column.indices.T.copy()), to_torch(column.values, in_worker), column.dense_shape
         ) if isinstance(column.values, np.ndarray) else column
     if isinstance(column, dict):
-        return {k: to_torch(v) for k, v in column.items()}
+        return {k: to_torch(v, in_worker) for k, v in column.items()}
     return column
+
+
+def _record(record: Dict[str, Any]) -> Dict[str, Any]:
+    """A record dict as it can leave a DataLoader worker (see ``to_torch``)."""
+    if get_worker_info() is None:
+        return record
+    return {k: to_torch(v, True) if isinstance(v, list) else v for k, v in record.items()}
 
 
 def _spec_text(spec: Any) -> Any:
@@ -80,7 +92,8 @@ class MapDataset(_TorchDataset):
 
     def __getitem__(self, i: int) -> Any:
         ds = self._lazy.dataset
-        item = ds[i] if self._spec_text is None else to_torch(ds.decode([i], self._spec_text))
+        in_worker = get_worker_info() is not None
+        item = _record(ds[i]) if self._spec_text is None else to_torch(ds.decode([i], self._spec_text), in_worker)
         return self._transform(item) if self._transform else item
 
 
@@ -167,15 +180,16 @@ class IterableDataset(_TorchIterable):
         start = self._resume or 0
         self._resume = None
         step = self.batch_size or 1
+        in_worker = get_worker_info() is not None
         for at in range(start, len(ids), step):
             chunk = ids[at : at + step]
             if self.batch_size is not None and self.drop_last and len(chunk) < self.batch_size:
                 break
             self._position = at + len(chunk)
             if self.batch_size is None:
-                yield ds[int(chunk[0])]
+                yield _record(ds[int(chunk[0])])
             else:
-                yield to_torch(ds.decode(chunk, self._spec_text, threads=self.threads))
+                yield to_torch(ds.decode(chunk, self._spec_text, threads=self.threads), in_worker)
 
     def state_dict(self) -> Dict[str, Any]:
         return {"epoch": self.epoch, "position": self._position, "order": dict(self._order)}

@@ -27,7 +27,7 @@ def ids_file(tmp_path):
     path = tmp_path / "ids.tfrecord"
     with recordwire.Writer(path) as w:
         for i in range(N):
-            w.write({"id": i, "x": np.full(3, i, dtype=np.float32)})
+            w.write({"id": i, "x": np.full(3, i, dtype=np.float32), "name": f"r{i}"})
     return str(path)
 
 
@@ -52,6 +52,23 @@ def test_workers_read_each_id_of_the_rank_once(ids_file, context, rank, world):
         want = ds.order(seed=3, epoch=epoch, rank=rank, world=world, tail="keep").tolist()
         assert sorted(got) == sorted(want)
         assert len(got) == len(set(got))
+
+
+def test_borrowed_bytes_leave_workers_as_bytes(ids_file):
+    spec = '{"features": {"id": {"form": "fixed_len", "dtype": "int64", "shape": []}, "name": {"form": "fixed_len", "dtype": "bytes", "shape": [], "borrow": true}}}'
+    data = rwt.IterableDataset(ids_file, spec=spec, batch_size=16, seed=2)
+    # In this process the values stay views into the map (no copy) ...
+    local = next(iter(data))
+    assert all(isinstance(v, memoryview) for v in local["name"])
+    # ... and from workers they come as bytes (a view would drag the file along).
+    seen = 0
+    for batch in DataLoader(data, batch_size=None, num_workers=2):
+        assert all(isinstance(v, bytes) for v in batch["name"])
+        assert [v.decode() for v in batch["name"]] == [f"r{i}" for i in batch["id"].tolist()]
+        seen += len(batch["name"])
+    assert seen == N
+    records = DataLoader(rwt.IterableDataset(ids_file, seed=2), batch_size=None, num_workers=2)
+    assert sorted(bytes(r["name"][0]).decode() for r in records) == sorted(f"r{i}" for i in range(N))
 
 
 def test_resume_mid_epoch(ids_file):
