@@ -13,6 +13,7 @@
 #                           index, and with their native, DALI and offset-table indexes when a
 #                           built `recordwire` is at $RECORDWIRE (default ../target/release/recordwire)
 #   batch_decode            a spec byte (0 to 3, see fuzz/src/batch.rs) + each payload above
+#   arch_kernels            the whole files (as framing), cut to 4 KiB: any bytes do
 #   order                   one input per mode, tail policy and scale (the first byte picks
 #                           them, see fuzz/src/order.rs), the rest cut from a reference file
 #
@@ -26,7 +27,7 @@ testdata=../testdata
 corpus=corpus
 max=16384
 
-targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode"
+targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels"
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
@@ -37,6 +38,7 @@ for f in "$testdata"/ref/* "$testdata"/index/*.tfrecord "$testdata"/bad/* "$test
     for t in framing stream; do
         head -c "$max" "$f" >"$corpus/$t/$name"
     done
+    head -c 4096 "$f" >"$corpus/arch_kernels/$name"
 done
 
 # payloads FILE HEADER_LEN FOOTER_LEN TARGET...: copies the data of every

@@ -141,6 +141,7 @@
 //! of them in `testdata/seed_*.xxd`), the thesis, and LIRS.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod arch;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;

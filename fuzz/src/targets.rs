@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The names of the targets, as `cargo fuzz list` gives them.
-pub const NAMES: [&str; 12] = [
+pub const NAMES: [&str; 13] = [
     "framing",
     "stream",
     "example_view",
@@ -26,6 +26,7 @@ pub const NAMES: [&str; 12] = [
     "index",
     "order",
     "batch_decode",
+    "arch_kernels",
 ];
 
 /// Runs the target `name` on `data`; `false` when there is no such target.
@@ -43,9 +44,34 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "index" => index(data),
         "order" => order(data),
         "batch_decode" => super::batch::batch_decode(data),
+        "arch_kernels" => arch_kernels(data),
         _ => return false,
     }
     true
+}
+
+/// The CPU kernels of `recordwire::arch` (the ones this CPU runs) against
+/// their scalar twins: the CRC32C of the input at every alignment 0..8, from
+/// several starting CRCs, and the one-word CRC of its first 8 bytes.
+pub fn arch_kernels(data: &[u8]) {
+    use recordwire::arch::{crc32c, crc32c_u64, scalar};
+    for align in 0..data.len().min(8) {
+        let d = &data[align..];
+        for crc in [0, !0, 0x1234_5678] {
+            assert_eq!(
+                crc32c(crc, d),
+                scalar::crc32c(crc, d),
+                "{} bytes at {align}",
+                d.len()
+            );
+        }
+    }
+    if let Some(w) = data.get(..8) {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let w = u64::from_le_bytes(b);
+        assert_eq!(crc32c_u64(w), scalar::crc32c_u64(w), "{w:#x}");
+    }
 }
 
 /// The frame walk over any bytes: TFRecord and OFRecord, every error policy,

@@ -29,7 +29,9 @@ pub fn unmask(masked: u32) -> u32 {
     masked.wrapping_sub(MASK_DELTA).rotate_left(15)
 }
 
-/// The masked CRC32C of `data`, as stored in a TFRecord frame.
+/// The masked CRC32C of `data`, as stored in a TFRecord frame (computed by
+/// the kernels of `crate::arch`: three interleaved `crc32` streams where the
+/// CPU has SSE4.2 and PCLMULQDQ).
 ///
 /// ```
 /// // The header of an empty record: length 0 as u64 little-endian, then its masked CRC.
@@ -37,57 +39,15 @@ pub fn unmask(masked: u32) -> u32 {
 /// ```
 #[inline]
 pub fn masked_crc32c(data: &[u8]) -> u32 {
-    mask(crc32c::crc32c(data))
+    mask(crate::arch::crc32c(0, data))
 }
 
-/// CRC32C (reflected polynomial 0x82f63b78) tables for slicing by 8: table
-/// `k` advances a byte through `k` further zero bytes. Built at compile time.
-const SLICE8: [[u32; 256]; 8] = {
-    let mut t = [[0u32; 256]; 8];
-    let mut i = 0;
-    while i < 256 {
-        let mut c = i as u32;
-        let mut k = 0;
-        while k < 8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ 0x82f6_3b78
-            } else {
-                c >> 1
-            };
-            k += 1;
-        }
-        t[0][i] = c;
-        i += 1;
-    }
-    let mut k = 1;
-    while k < 8 {
-        let mut i = 0;
-        while i < 256 {
-            let prev = t[k - 1][i];
-            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
-            i += 1;
-        }
-        k += 1;
-    }
-    t
-};
-
-/// The masked CRC32C of one 8-byte word (a TFRecord length), inline: eight
-/// lookups in an 8 KiB table and no call, which for 8 bytes beats the
-/// general routine's dispatch, alignment split and loops. Equal to
-/// [`masked_crc32c`] of the same bytes (tested).
+/// The masked CRC32C of one 8-byte word (a TFRecord length): one `crc32`
+/// instruction where the CPU has it, else eight lookups in an 8 KiB table
+/// (`crate::arch`). Equal to [`masked_crc32c`] of the same bytes (tested).
 #[inline(always)]
 pub fn masked_crc32c_u64(bytes: [u8; 8]) -> u32 {
-    let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) ^ !0;
-    let crc = SLICE8[7][(lo & 0xff) as usize]
-        ^ SLICE8[6][((lo >> 8) & 0xff) as usize]
-        ^ SLICE8[5][((lo >> 16) & 0xff) as usize]
-        ^ SLICE8[4][(lo >> 24) as usize]
-        ^ SLICE8[3][bytes[4] as usize]
-        ^ SLICE8[2][bytes[5] as usize]
-        ^ SLICE8[1][bytes[6] as usize]
-        ^ SLICE8[0][bytes[7] as usize];
-    mask(!crc)
+    mask(crate::arch::crc32c_u64(u64::from_le_bytes(bytes)))
 }
 
 #[cfg(test)]
@@ -96,7 +56,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slice8_matches_the_crate_on_words() {
+    fn the_length_crc_matches_the_general_one() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut words = vec![0u64, 1, u64::MAX, 0x8000_0000_0000_0000, 0xff];
         // (Fewer under miri, which is far slower.)

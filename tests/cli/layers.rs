@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// The layers, bottom first; modules on one line are side by side and may
 /// not import each other.
 const LAYERS: &[&[&str]] = &[
+    &["arch"],
     &["names"],
     &["wire"],
     &["error"],
@@ -206,4 +207,47 @@ fn the_check_sees_an_upward_import_and_ignores_tests_and_comments() {
         violations("frame", "use crate::Mystery;"),
         ["frame -> crate::Mystery: unknown (add it to ROOT_ITEMS)"]
     );
+}
+
+/// `unsafe` appears in two places only: the memory map (`src/io/mmap.rs`)
+/// and the CPU kernels (`src/arch/`), where clippy requires a `// SAFETY:`
+/// comment on every block.
+#[test]
+fn unsafe_only_in_the_map_and_the_kernels() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("src/") {
+            let p = e.expect("an entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("src"), &mut files);
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("a source file");
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let uses =
+            code.contains("unsafe {") || code.contains("unsafe fn") || code.contains("unsafe impl");
+        if uses {
+            let rel = f.strip_prefix(root).expect("under the root");
+            found.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    found.sort();
+    assert!(found.iter().any(|f| f == "src/io/mmap.rs"), "{found:?}");
+    for f in &found {
+        assert!(
+            f == "src/io/mmap.rs" || f.starts_with("src/arch/"),
+            "`unsafe` outside src/io/mmap.rs and src/arch/: {f}"
+        );
+    }
 }

@@ -124,6 +124,7 @@ targets!(
     index,
     order,
     batch_decode,
+    arch_kernels,
 );
 
 /// Every saved crash belongs to a target.

@@ -1,0 +1,109 @@
+//! CPU kernels: the one module, besides the memory map (`io::mmap`), that may
+//! hold `unsafe` (docs/FORMAT.md keeps the rule).
+//!
+//! Each fast function is a `#[target_feature]` kernel chosen once at run time
+//! (`is_x86_feature_detected!`, cached), beside a portable scalar twin that is
+//! the reference: the kernels are property-tested and fuzzed against their
+//! twins on every length from 0 to 4096 and every alignment.
+//!
+//! Setting `RECORDWIRE_NO_SIMD=1` in the environment (read once, at the first
+//! call) forces the scalar twins; CI runs the test suite once that way. Under
+//! miri the scalar twins always run.
+//!
+//! - [`crc32c`]: CRC32C (Castagnoli), SSE4.2 `crc32` in three interleaved
+//!   streams across the whole buffer, joined with a carry-less multiply
+//!   (PCLMULQDQ); twin: slicing by 8.
+//! - [`crc32c_u64`]: the CRC32C of one 8-byte word (a TFRecord length): one
+//!   `crc32` instruction; twin: eight table lookups.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+pub mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// Which kernels run: decided once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// The portable scalar twins.
+    Scalar,
+    /// x86-64 with SSE4.2 and PCLMULQDQ.
+    X86Crc,
+}
+
+const UNKNOWN: u8 = 0;
+const SCALAR: u8 = 1;
+const X86_CRC: u8 = 2;
+
+static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
+
+/// Whether `RECORDWIRE_NO_SIMD` asks for the scalar twins (any value but
+/// empty and `0`).
+fn no_simd_requested() -> bool {
+    std::env::var_os("RECORDWIRE_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn detect() -> u8 {
+    if cfg!(miri) || no_simd_requested() {
+        return SCALAR;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("sse4.2")
+            && std::arch::is_x86_feature_detected!("pclmulqdq")
+        {
+            return X86_CRC;
+        }
+    }
+    SCALAR
+}
+
+/// The kernels in use (detected at the first call, then cached).
+#[inline]
+pub fn level() -> Level {
+    let mut l = LEVEL.load(Ordering::Relaxed);
+    if l == UNKNOWN {
+        l = detect();
+        LEVEL.store(l, Ordering::Relaxed);
+    }
+    match l {
+        X86_CRC => Level::X86Crc,
+        _ => Level::Scalar,
+    }
+}
+
+/// The CRC32C of `data` continued from `crc` (the CRC of what came before;
+/// 0 to start): `crc32c(crc32c(0, a), b) == crc32c(0, a ++ b)`.
+///
+/// ```
+/// use recordwire::arch::crc32c;
+/// assert_eq!(crc32c(0, b"123456789"), 0xe306_9283);
+/// assert_eq!(crc32c(crc32c(0, b"1234"), b"56789"), 0xe306_9283);
+/// ```
+#[inline]
+pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        Level::X86Crc => x86::crc32c(crc, data),
+        _ => scalar::crc32c(crc, data),
+    }
+}
+
+/// The CRC32C of the 8 bytes of `word` (little-endian), from 0: a TFRecord
+/// length header's CRC, before masking.
+///
+/// ```
+/// use recordwire::arch::{crc32c, crc32c_u64};
+/// assert_eq!(crc32c_u64(1234), crc32c(0, &1234u64.to_le_bytes()));
+/// ```
+#[inline]
+pub fn crc32c_u64(word: u64) -> u32 {
+    match level() {
+        #[cfg(target_arch = "x86_64")]
+        Level::X86Crc => x86::crc32c_u64(word),
+        _ => scalar::crc32c_u64(word),
+    }
+}
+
+#[cfg(test)]
+mod tests;

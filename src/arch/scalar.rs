@@ -1,0 +1,111 @@
+//! The portable scalar twins of the kernels: the reference they are tested
+//! against, and what runs without the CPU features (or with
+//! `RECORDWIRE_NO_SIMD=1`, or under miri).
+
+/// The reflected CRC32C polynomial.
+pub const POLY: u32 = 0x82f6_3b78;
+
+/// Tables for slicing by 8: table `k` advances a byte through `k` further
+/// zero bytes. Built at compile time.
+pub(crate) const SLICE8: [[u32; 256]; 8] = {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { (c >> 1) ^ POLY } else { c >> 1 };
+            k += 1;
+        }
+        t[0][i] = c;
+        i += 1;
+    }
+    let mut k = 1;
+    while k < 8 {
+        let mut i = 0;
+        while i < 256 {
+            let prev = t[k - 1][i];
+            t[k][i] = (prev >> 8) ^ t[0][(prev & 0xff) as usize];
+            i += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// Advances the raw CRC state (not inverted) over 8 bytes.
+#[inline(always)]
+fn word(state: u32, bytes: [u8; 8]) -> u32 {
+    let lo = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) ^ state;
+    SLICE8[7][(lo & 0xff) as usize]
+        ^ SLICE8[6][((lo >> 8) & 0xff) as usize]
+        ^ SLICE8[5][((lo >> 16) & 0xff) as usize]
+        ^ SLICE8[4][(lo >> 24) as usize]
+        ^ SLICE8[3][bytes[4] as usize]
+        ^ SLICE8[2][bytes[5] as usize]
+        ^ SLICE8[1][bytes[6] as usize]
+        ^ SLICE8[0][bytes[7] as usize]
+}
+
+/// [`crc32c`](super::crc32c) by slicing by 8.
+pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
+    let mut state = !crc;
+    let mut words = data.chunks_exact(8);
+    for w in words.by_ref() {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        state = word(state, b);
+    }
+    for &b in words.remainder() {
+        state = (state >> 8) ^ SLICE8[0][((state ^ b as u32) & 0xff) as usize];
+    }
+    !state
+}
+
+/// [`crc32c_u64`](super::crc32c_u64): eight lookups, no loop.
+#[inline(always)]
+pub fn crc32c_u64(w: u64) -> u32 {
+    !word(!0, w.to_le_bytes())
+}
+
+/// `a · b mod P` over GF(2), in the reflected representation (bit 31 is
+/// x^0): the reference for the carry-less multiply the x86 kernel combines
+/// its streams with.
+pub const fn mul_mod(a: u32, b: u32) -> u32 {
+    let mut product = 0u32;
+    let mut a = a;
+    let mut i = 0;
+    while i < 32 {
+        // Bit (31 - i) of b is the coefficient of x^i.
+        if (b >> (31 - i)) & 1 != 0 {
+            product ^= a;
+        }
+        // a · x
+        a = if a & 1 != 0 { (a >> 1) ^ POLY } else { a >> 1 };
+        i += 1;
+    }
+    product
+}
+
+/// `x^n mod P`, reflected.
+pub const fn x_pow(n: u64) -> u32 {
+    // Square and multiply, from x^0 (bit 31).
+    let mut result = 0x8000_0000u32;
+    let mut base = 0x4000_0000u32; // x^1
+    let mut n = n;
+    while n > 0 {
+        if n & 1 != 0 {
+            result = mul_mod(result, base);
+        }
+        base = mul_mod(base, base);
+        n >>= 1;
+    }
+    result
+}
+
+/// The CRC state `crc` (raw, not inverted) moved past `len` zero bytes:
+/// `crc · x^(8·len) mod P`. How the streams of the x86 kernel are joined,
+/// and its scalar twin.
+pub const fn shift(crc: u32, len: u64) -> u32 {
+    mul_mod(crc, x_pow(8 * len))
+}

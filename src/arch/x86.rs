@@ -1,0 +1,126 @@
+#![allow(unsafe_code)] // the one file of CPU intrinsics (see super)
+//! x86-64 kernels: SSE4.2 `crc32` and PCLMULQDQ. Each public function here is
+//! called by the dispatcher only after `super::level()` found the features on
+//! this CPU; each has its scalar twin in `super::scalar`.
+
+#![allow(unused_unsafe)] // intrinsics became safe inside target_feature fns in 1.87; MSRV is older
+
+use std::arch::x86_64::{
+    _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
+};
+
+use super::scalar;
+
+/// Words (8 bytes) per stream, at most, in one round of three streams.
+const MAX_LANE_WORDS: usize = 512;
+/// Below three streams of this many words, one stream is faster than
+/// joining three.
+const MIN_LANE_WORDS: usize = 4;
+
+/// `K[m] = x^(64·m − 33) mod P` (reflected), for `m` in `1..=2·MAX_LANE_WORDS`:
+/// multiplying a CRC state by it with a carry-less multiply, then reducing
+/// with one `crc32` of the 64-bit product, moves the state past `8·m` bytes
+/// (the product carries one extra `x`, the reduction `x^32`).
+static K: [u32; 2 * MAX_LANE_WORDS + 1] = {
+    let mut k = [0u32; 2 * MAX_LANE_WORDS + 1];
+    k[1] = scalar::x_pow(64 - 33);
+    let x64 = scalar::x_pow(64);
+    let mut m = 2;
+    while m <= 2 * MAX_LANE_WORDS {
+        k[m] = scalar::mul_mod(k[m - 1], x64);
+        m += 1;
+    }
+    k
+};
+
+#[inline(always)]
+fn load(w: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(w);
+    u64::from_le_bytes(b)
+}
+
+/// `super::crc32c` with SSE4.2 and PCLMULQDQ.
+#[inline]
+pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
+    // SAFETY: the dispatcher calls this only when `is_x86_feature_detected!`
+    // found sse4.2 and pclmulqdq on the running CPU, which is all the
+    // target_feature function requires; it takes a plain slice.
+    unsafe { crc32c_sse42(crc, data) }
+}
+
+/// `super::crc32c_u64` with SSE4.2: one instruction.
+#[inline]
+pub fn crc32c_u64(word: u64) -> u32 {
+    // SAFETY: as for `crc32c`: called only when sse4.2 was detected.
+    unsafe { crc32c_u64_sse42(word) }
+}
+
+#[target_feature(enable = "sse4.2")]
+unsafe fn crc32c_u64_sse42(word: u64) -> u32 {
+    // SAFETY: sse4.2 is enabled for this function (the caller checked it).
+    !(unsafe { _mm_crc32_u64(u64::from(!0u32), word) } as u32)
+}
+
+/// The state `s` moved past `8·m` bytes (see [`K`]).
+#[target_feature(enable = "sse4.2,pclmulqdq")]
+unsafe fn shift_product(s: u64, m: usize) -> u64 {
+    // SAFETY: pclmulqdq and sse2 are enabled for this function (the caller
+    // checked them); the intrinsics work on values only.
+    unsafe {
+        let p = _mm_clmulepi64_si128(
+            _mm_cvtsi64_si128(s as i64),
+            _mm_cvtsi64_si128(i64::from(K[m])),
+            0x00,
+        );
+        _mm_cvtsi128_si64(p) as u64
+    }
+}
+
+#[target_feature(enable = "sse4.2,pclmulqdq")]
+unsafe fn crc32c_sse42(crc: u32, data: &[u8]) -> u32 {
+    let mut state = u64::from(!crc);
+    let mut rest = data;
+    // Three streams over three equal lanes (a whole number of words each),
+    // joined: state(A ++ B ++ C) = sa·x^(16L) ^ sb·x^(8L) ^ sc, sb and sc
+    // from 0. Lanes span the whole input, up to 4 KiB each, so only the last
+    // few words run in one stream.
+    while rest.len() >= 24 * MIN_LANE_WORDS {
+        let m = (rest.len() / 24).min(MAX_LANE_WORDS);
+        let l = 8 * m;
+        let (a, tail) = rest.split_at(l);
+        let (b, tail) = tail.split_at(l);
+        let (c, tail) = tail.split_at(l);
+        let (mut sa, mut sb, mut sc) = (state, 0u64, 0u64);
+        for ((wa, wb), wc) in a
+            .chunks_exact(8)
+            .zip(b.chunks_exact(8))
+            .zip(c.chunks_exact(8))
+        {
+            // SAFETY: sse4.2 is enabled for this function; values only.
+            unsafe {
+                sa = _mm_crc32_u64(sa, load(wa));
+                sb = _mm_crc32_u64(sb, load(wb));
+                sc = _mm_crc32_u64(sc, load(wc));
+            }
+        }
+        // SAFETY: the features of this function are those `shift_product`
+        // and the intrinsic need.
+        state = unsafe {
+            let folded = shift_product(sa, 2 * m) ^ shift_product(sb, m);
+            _mm_crc32_u64(0, folded) ^ sc
+        };
+        rest = tail;
+    }
+    let mut words = rest.chunks_exact(8);
+    for w in words.by_ref() {
+        // SAFETY: sse4.2 is enabled for this function; values only.
+        state = unsafe { _mm_crc32_u64(state, load(w)) };
+    }
+    let mut s = state as u32;
+    for &b in words.remainder() {
+        // SAFETY: as above.
+        s = unsafe { _mm_crc32_u8(s, b) };
+    }
+    !s
+}
