@@ -126,10 +126,11 @@
 //!
 //! No input, however hostile, makes the library panic, or allocate in
 //! proportion to a length it has not checked against the bytes that are
-//! really there (the fuzz targets in `fuzz/` check this). The crate has one
-//! `unsafe` block: mapping the file, which is sound only while no other
-//! process truncates or rewrites it; [`io::OpenOptions::mmap`] (`--no-mmap`)
-//! reads the file instead.
+//! really there (the fuzz targets in `fuzz/` check this). The crate has
+//! `unsafe` in two places: mapping the file, which is sound only while no
+//! other process truncates or rewrites it ([`io::OpenOptions::mmap`],
+//! `--no-mmap`, reads the file instead), and the CPU kernels of [`arch`],
+//! chosen at run time, each tested against its scalar twin.
 //!
 //! # The contract
 //!
