@@ -10,7 +10,7 @@
 //! call) forces the scalar twins; CI runs the test suite once that way. Under
 //! miri the scalar twins always run.
 //!
-//! - [`crc32c`]: CRC32C (Castagnoli), SSE4.2 `crc32` in three interleaved
+//! - [`crc32c()`]: CRC32C (Castagnoli), SSE4.2 `crc32` in three interleaved
 //!   streams across the whole buffer, joined with a carry-less multiply
 //!   (PCLMULQDQ); twin: slicing by 8.
 //! - [`crc32c_u64`]: the CRC32C of one 8-byte word (a TFRecord length): one
