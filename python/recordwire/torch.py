@@ -135,7 +135,8 @@ class IterableDataset(_TorchIterable):
     per worker).
 
     ``set_epoch(e)``; ``state_dict()``/``load_state_dict()`` resume
-    mid-epoch (with ``num_workers=0``; with workers, resume at the epoch).
+    mid-epoch with ``num_workers`` 0 or 1 (with more workers a mid-epoch
+    state raises ``RuntimeError``: resume at an epoch boundary instead).
     """
 
     def __init__(
@@ -179,6 +180,14 @@ class IterableDataset(_TorchIterable):
         ids = self._ids()
         start = self._resume or 0
         self._resume = None
+        info = get_worker_info()
+        if start and info is not None and info.num_workers > 1:
+            # A position counts ids of one reader's order; split across
+            # workers it would skip the wrong ones.
+            raise RuntimeError(
+                "resuming mid-epoch (load_state_dict) needs num_workers=0 or 1; "
+                "with more workers, resume at an epoch boundary (set_epoch)"
+            )
         step = self.batch_size or 1
         in_worker = get_worker_info() is not None
         for at in range(start, len(ids), step):

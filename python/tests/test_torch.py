@@ -85,6 +85,11 @@ def test_resume_mid_epoch(ids_file):
     assert flat == recordwire.Dataset(ids_file).order(seed=1, epoch=4).tolist()
     with pytest.raises(ValueError):
         rwt.IterableDataset(ids_file, spec=SPEC, batch_size=10, seed=2).load_state_dict(state)
+    # Split across workers, a mid-epoch position would skip the wrong ids.
+    split = rwt.IterableDataset(ids_file, spec=SPEC, batch_size=10, seed=1)
+    split.load_state_dict(state)
+    with pytest.raises(RuntimeError, match="num_workers"):
+        list(DataLoader(split, batch_size=None, num_workers=2))
 
 
 def test_map_dataset_and_sampler(ids_file):
