@@ -254,11 +254,14 @@ impl Dataset {
                 .map(|mut s| std::mem::take(&mut *s));
             let mut batch: Batch<'_> = spare.unwrap_or_default().recycle();
             let decoded = py.detach(|| decoder.decode_ids(dataset, &ids, spec_ref, &mut batch));
-            let columns = crate::columns::to_py(py, &mut batch, &self.maps);
+            // The columns go to numpy only when the decode succeeded.
+            let columns = match decoded {
+                Ok(()) => crate::columns::to_py(py, &mut batch, &self.maps),
+                Err(e) => Err(to_py(&e)),
+            };
             if let Ok(mut s) = self.spare.try_lock() {
                 *s = batch.recycle();
             }
-            decoded.map_err(|e| to_py(&e))?;
             let (rows, context, sequence) = columns?;
             PyTuple::new(
                 py,

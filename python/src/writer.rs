@@ -24,8 +24,9 @@ use crate::errors::{guard, new_error};
 pub struct Writer {
     path: PathBuf,
     payload: PayloadKind,
-    inner: Mutex<Option<RecordWriter<File>>>,
-    scratch: Mutex<Vec<u8>>,
+    /// The file being written (`None` once closed) and the buffer each
+    /// record is encoded into, under one lock.
+    inner: Mutex<(Option<RecordWriter<File>>, Vec<u8>)>,
 }
 
 fn io_error(py: Python<'_>, path: &std::path::Path, e: std::io::Error) -> PyErr {
@@ -214,8 +215,7 @@ impl Writer {
             Ok(Writer {
                 path,
                 payload,
-                inner: Mutex::new(Some(w)),
-                scratch: Mutex::new(Vec::new()),
+                inner: Mutex::new((Some(w), Vec::new())),
             })
         })
     }
@@ -225,7 +225,8 @@ impl Writer {
     /// or the encoded payload as bytes (any payload, `raw` included).
     fn write(&self, py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<()> {
         guard(|| {
-            let mut scratch = self.scratch.lock().map_err(|_| poisoned())?;
+            let mut state = self.inner.lock().map_err(|_| poisoned())?;
+            let (writer, scratch) = &mut *state;
             scratch.clear();
             if let Ok(d) = record.cast::<PyDict>() {
                 let ofrecord = self.payload == PayloadKind::OfRecord;
@@ -253,11 +254,10 @@ impl Writer {
                     "a record is a dict of features or its encoded bytes",
                 ));
             }
-            let mut inner = self.inner.lock().map_err(|_| poisoned())?;
-            let w = inner
+            let w = writer
                 .as_mut()
                 .ok_or_else(|| PyValueError::new_err("the writer is closed"))?;
-            w.write_record(&scratch)
+            w.write_record(scratch)
                 .map_err(|e| io_error(py, &self.path, e))
         })
     }
@@ -266,14 +266,14 @@ impl Writer {
     #[getter]
     fn records(&self) -> PyResult<u64> {
         let inner = self.inner.lock().map_err(|_| poisoned())?;
-        Ok(inner.as_ref().map_or(0, |w| w.records()))
+        Ok(inner.0.as_ref().map_or(0, |w| w.records()))
     }
 
     /// Finishes the file: flushes, ends the compressed stream, syncs, and
     /// renames it over the target. Closing twice is a no-op.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         guard(|| {
-            let w = self.inner.lock().map_err(|_| poisoned())?.take();
+            let w = self.inner.lock().map_err(|_| poisoned())?.0.take();
             if let Some(w) = w {
                 w.finish().map_err(|e| io_error(py, &self.path, e))?;
             }
@@ -283,7 +283,7 @@ impl Writer {
 
     /// Drops the file being written: the target is left as it was.
     fn abort(&self) -> PyResult<()> {
-        let w = self.inner.lock().map_err(|_| poisoned())?.take();
+        let w = self.inner.lock().map_err(|_| poisoned())?.0.take();
         drop(w);
         Ok(())
     }
