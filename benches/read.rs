@@ -380,6 +380,37 @@ fn micro(c: &mut Criterion) {
             assert_eq!(n, values);
         })
     });
+    // The word loop alone, over the same runs: the scalar twin (compaction
+    // by shifts and masks) against the dispatched kernel (BMI2 `pext` where
+    // the CPU has it).
+    g.bench_function("varint_kernel_scalar", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for p in &packed {
+                let mut k = 0;
+                n += recordwire::arch::scalar::varint_words(p, &mut |v| {
+                    out[k & 255] = v as i64;
+                    k += 1;
+                })
+                .1;
+            }
+            black_box(n)
+        })
+    });
+    g.bench_function("varint_kernel_dispatched", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for p in &packed {
+                let mut k = 0;
+                n += recordwire::arch::varint_words(p, &mut |v| {
+                    out[k & 255] = v as i64;
+                    k += 1;
+                })
+                .1;
+            }
+            black_box(n)
+        })
+    });
     g.bench_function("varint_words_recordwire", |b| {
         b.iter(|| {
             let mut n = 0;

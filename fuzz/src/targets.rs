@@ -52,11 +52,20 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 
 /// The CPU kernels of `recordwire::arch` (the ones this CPU runs) against
 /// their scalar twins: the CRC32C of the input at every alignment 0..8, from
-/// several starting CRCs, and the one-word CRC of its first 8 bytes.
+/// several starting CRCs, the one-word CRC of its first 8 bytes, and the
+/// input as a packed run of varints.
 pub fn arch_kernels(data: &[u8]) {
-    use recordwire::arch::{crc32c, crc32c_u64, scalar};
+    use recordwire::arch::{crc32c, crc32c_u64, scalar, varint_words};
     for align in 0..data.len().min(8) {
         let d = &data[align..];
+        let (mut fast, mut twin) = (Vec::new(), Vec::new());
+        assert_eq!(
+            varint_words(d, &mut |v| fast.push(v)),
+            scalar::varint_words(d, &mut |v| twin.push(v)),
+            "varints: {} bytes at {align}",
+            d.len()
+        );
+        assert_eq!(fast, twin, "varint values: {} bytes at {align}", d.len());
         for crc in [0, !0, 0x1234_5678] {
             assert_eq!(
                 crc32c(crc, d),

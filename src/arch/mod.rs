@@ -15,6 +15,9 @@
 //!   (PCLMULQDQ); twin: slicing by 8.
 //! - [`crc32c_u64`]: the CRC32C of one 8-byte word (a TFRecord length): one
 //!   `crc32` instruction; twin: eight table lookups.
+//! - [`varint_words`]: a packed run of varints decoded a word at a time, each
+//!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
+//!   ([`scalar::compact`]).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -34,6 +37,8 @@ pub enum Level {
 const UNKNOWN: u8 = 0;
 const SCALAR: u8 = 1;
 const X86_CRC: u8 = 2;
+/// Set beside `SCALAR`/`X86_CRC` when BMI1 and BMI2 are there too.
+const BMI2: u8 = 4;
 
 static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
 
@@ -49,24 +54,45 @@ fn detect() -> u8 {
     }
     #[cfg(target_arch = "x86_64")]
     {
+        let bmi2 = if std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2")
+        {
+            BMI2
+        } else {
+            0
+        };
         if std::arch::is_x86_feature_detected!("sse4.2")
             && std::arch::is_x86_feature_detected!("pclmulqdq")
         {
-            return X86_CRC;
+            return X86_CRC | bmi2;
         }
+        return SCALAR | bmi2;
     }
+    #[allow(unreachable_code)]
     SCALAR
 }
 
-/// The kernels in use (detected at the first call, then cached).
+/// The detected feature bits, cached.
 #[inline]
-pub fn level() -> Level {
+fn bits() -> u8 {
     let mut l = LEVEL.load(Ordering::Relaxed);
     if l == UNKNOWN {
         l = detect();
         LEVEL.store(l, Ordering::Relaxed);
     }
-    match l {
+    l
+}
+
+/// Whether the BMI2 kernels run (detected once, like [`level`]).
+#[inline]
+pub fn has_bmi2() -> bool {
+    bits() & BMI2 != 0
+}
+
+/// The kernels in use (detected at the first call, then cached).
+#[inline]
+pub fn level() -> Level {
+    match bits() & !BMI2 {
         X86_CRC => Level::X86Crc,
         _ => Level::Scalar,
     }
@@ -103,6 +129,30 @@ pub fn crc32c_u64(word: u64) -> u32 {
         Level::X86Crc => x86::crc32c_u64(word),
         _ => scalar::crc32c_u64(word),
     }
+}
+
+/// Decodes the varints at the start of `bytes` a word (8 bytes) at a time,
+/// calling `each` with every value, while each word holds the end of at
+/// least one varint; returns `(bytes used, values)`. It stops before the
+/// first word in which no varint ends (a varint over 8 bytes long, or an
+/// error, for the caller to read byte by byte) or when fewer than 8 bytes
+/// are left.
+///
+/// ```
+/// use recordwire::arch::varint_words;
+/// // 300, 1, 70000, 5 (2 + 1 + 3 + 1 bytes), then a lone byte
+/// let bytes = [0xac, 0x02, 0x01, 0xf0, 0xa2, 0x04, 0x05, 0x80, 0x7f];
+/// let mut values = Vec::new();
+/// assert_eq!(varint_words(&bytes, &mut |v| values.push(v)), (7, 4));
+/// assert_eq!(values, [300, 1, 70_000, 5]);
+/// ```
+#[inline]
+pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize) {
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() {
+        return x86::varint_words(bytes, each);
+    }
+    scalar::varint_words(bytes, each)
 }
 
 #[cfg(test)]

@@ -109,3 +109,62 @@ pub const fn x_pow(n: u64) -> u32 {
 pub const fn shift(crc: u32, len: u64) -> u32 {
     mul_mod(crc, x_pow(8 * len))
 }
+
+/// The continuation (high) bit of each byte of a little-endian word.
+pub const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// The payload (low 7) bits of each byte of a little-endian word.
+pub const PAYLOAD_BITS: u64 = !HIGH_BITS;
+
+/// Packs the low 7 bits of each byte of `x` together (byte 0 lowest): three
+/// shift-and-mask steps (7-bit pairs into 14-bit lanes, those into 28-bit
+/// lanes, those into 56 bits). The high bits of `x`'s bytes must be clear.
+/// The scalar twin of BMI2's `pext(x, 0x7f7f…)`.
+#[inline(always)]
+pub fn compact(mut x: u64) -> u64 {
+    x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+}
+
+/// The little-endian word of the 8 bytes at `i`, if there are 8.
+#[inline(always)]
+pub(crate) fn word_at(bytes: &[u8], i: usize) -> Option<u64> {
+    bytes
+        .get(i..)
+        .and_then(|b| b.first_chunk::<8>())
+        .map(|w| u64::from_le_bytes(*w))
+}
+
+/// [`varint_words`](super::varint_words) with [`compact`].
+#[inline]
+pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize) {
+    let mut i = 0;
+    let mut n = 0;
+    while let Some(w) = word_at(bytes, i) {
+        let mut ends = !w & HIGH_BITS;
+        if ends == 0 {
+            break;
+        }
+        if ends == HIGH_BITS {
+            for k in 0..8 {
+                each((w >> (8 * k)) & 0x7f);
+            }
+            i += 8;
+            n += 8;
+            continue;
+        }
+        let payload = w & PAYLOAD_BITS;
+        let mut start = 0u32;
+        while ends != 0 {
+            // Bits [start, end) hold this varint's bytes.
+            let end = ends.trailing_zeros() + 1;
+            let width = end - start;
+            each(compact((payload >> start) & (u64::MAX >> (64 - width))));
+            n += 1;
+            start = end;
+            ends &= ends - 1;
+        }
+        i += (start / 8) as usize;
+    }
+    (i, n)
+}

@@ -16,6 +16,67 @@ fn bytes(n: usize, seed: u64) -> Vec<u8> {
         .collect()
 }
 
+/// Pseudo-random bytes shaped like packed varints: each byte is a
+/// continuation byte with probability `cont`/256 (so 1- to 11-byte runs and
+/// words without a terminator all occur).
+pub(super) fn varint_bytes(n: usize, seed: u64, cont: u8) -> Vec<u8> {
+    bytes(n, seed)
+        .chunks(2)
+        .flat_map(|p| {
+            let b = p[0] & 0x7f;
+            let c = p.get(1).copied().unwrap_or(0);
+            [if c < cont { b | 0x80 } else { b }]
+        })
+        .cycle()
+        .take(n)
+        .collect()
+}
+
+/// A varint kernel behind a plain function pointer.
+pub(super) type VarintKernel = fn(&[u8], &mut dyn FnMut(u64)) -> (usize, usize);
+
+/// What a varint kernel returns and the values it emitted.
+pub(super) fn run_varints(
+    kernel: VarintKernel,
+    d: &[u8],
+) -> ((usize, usize), Vec<u64>) {
+    let mut values = Vec::new();
+    let r = kernel(d, &mut |v| values.push(v));
+    (r, values)
+}
+
+fn scalar_varints(d: &[u8], each: &mut dyn FnMut(u64)) -> (usize, usize) {
+    scalar::varint_words(d, &mut |v| each(v))
+}
+
+#[test]
+fn scalar_varint_words_match_byte_by_byte_decoding() {
+    for (seed, cont) in [(1u64, 128u8), (2, 200), (3, 60), (4, 250), (5, 0)] {
+        let d = varint_bytes(4096, seed, cont);
+        for align in 0..8 {
+            let d = &d[align..];
+            let ((used, n), values) = run_varints(scalar_varints, d);
+            // The reference: byte by byte over the bytes it says it used.
+            let mut expected = Vec::new();
+            let (mut v, mut shift) = (0u64, 0);
+            for &b in &d[..used] {
+                v |= u64::from(b & 0x7f) << shift;
+                shift += 7;
+                if b < 0x80 {
+                    expected.push(v);
+                    (v, shift) = (0, 0);
+                }
+            }
+            assert_eq!(shift, 0, "stopped inside a varint");
+            assert_eq!((n, &values), (expected.len(), &expected));
+            // It stops only where it must: under 8 bytes left, or a word
+            // with no terminator.
+            let rest = &d[used..];
+            assert!(rest.len() < 8 || rest[..8].iter().all(|&b| b >= 0x80));
+        }
+    }
+}
+
 /// Lengths to try: all of 0..=4096 natively, fewer under miri.
 fn lengths() -> Vec<usize> {
     if cfg!(miri) {
@@ -95,6 +156,12 @@ fn dispatch_is_cached_and_consistent() {
     let data = bytes(5000, 3);
     assert_eq!(super::crc32c(0, &data), scalar::crc32c(0, &data));
     assert_eq!(super::crc32c_u64(42), scalar::crc32c_u64(42));
+    let varints = varint_bytes(1000, 11, 128);
+    assert_eq!(
+        run_varints(|d, each| super::varint_words(d, &mut |v| each(v)), &varints),
+        run_varints(scalar_varints, &varints)
+    );
+    assert_eq!(super::has_bmi2(), super::has_bmi2());
     if cfg!(miri) || super::no_simd_requested() {
         // CI runs the suite once with RECORDWIRE_NO_SIMD=1: this is that run.
         assert_eq!(a, super::Level::Scalar);
@@ -110,7 +177,7 @@ fn dispatch_is_cached_and_consistent() {
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod x86 {
-    use super::{bytes, lengths, scalar};
+    use super::{bytes, lengths, run_varints, scalar, scalar_varints, varint_bytes};
 
     fn has_features() -> bool {
         let ok = std::arch::is_x86_feature_detected!("sse4.2")
@@ -154,6 +221,33 @@ mod x86 {
                 scalar::crc32c(0, &d),
                 "{n}"
             );
+        }
+    }
+
+    fn bmi2_varints(d: &[u8], each: &mut dyn FnMut(u64)) -> (usize, usize) {
+        crate::arch::x86::varint_words(d, &mut |v| each(v))
+    }
+
+    #[test]
+    fn varint_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !(std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2"))
+        {
+            eprintln!("SKIP: this CPU lacks bmi2; the varint kernel is not tested here");
+            return;
+        }
+        for (seed, cont) in [(6u64, 128u8), (7, 230), (8, 40), (9, 0), (10, 255)] {
+            let data = varint_bytes(4096 + 8, seed, cont);
+            for n in lengths() {
+                for align in 0..8 {
+                    let d = &data[align..align + n];
+                    assert_eq!(
+                        run_varints(bmi2_varints, d),
+                        run_varints(scalar_varints, d),
+                        "{n} bytes at {align}, continuation odds {cont}/256"
+                    );
+                }
+            }
         }
     }
 

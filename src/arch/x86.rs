@@ -1,5 +1,5 @@
 #![allow(unsafe_code)] // the one file of CPU intrinsics (see super)
-//! x86-64 kernels: SSE4.2 `crc32` and PCLMULQDQ. Each public function here is
+//! x86-64 kernels: SSE4.2 `crc32` and PCLMULQDQ, BMI2 `pext`. Each public function here is
 //! called by the dispatcher only after `super::level()` found the features on
 //! this CPU; each has its scalar twin in `super::scalar`.
 
@@ -7,6 +7,7 @@
 
 use std::arch::x86_64::{
     _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
+    _pext_u64,
 };
 
 use super::scalar;
@@ -123,4 +124,49 @@ unsafe fn crc32c_sse42(crc: u32, data: &[u8]) -> u32 {
         s = unsafe { _mm_crc32_u8(s, b) };
     }
     !s
+}
+
+/// `super::varint_words` with BMI2: each varint's value is one `pext` of
+/// its bytes' payload bits out of the word.
+#[inline]
+pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize) {
+    // SAFETY: the dispatcher calls this only when `is_x86_feature_detected!`
+    // found bmi1 and bmi2 on the running CPU, which is all the
+    // target_feature function requires; it takes a plain slice.
+    unsafe { varint_words_bmi2(bytes, each) }
+}
+
+#[target_feature(enable = "bmi1,bmi2")]
+unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize) {
+    let mut i = 0;
+    let mut n = 0;
+    while let Some(w) = scalar::word_at(bytes, i) {
+        let mut ends = !w & scalar::HIGH_BITS;
+        if ends == 0 {
+            break;
+        }
+        if ends == scalar::HIGH_BITS {
+            for k in 0..8 {
+                each((w >> (8 * k)) & 0x7f);
+            }
+            i += 8;
+            n += 8;
+            continue;
+        }
+        // The payload bits not yet consumed by earlier varints of the word.
+        let mut rest = scalar::PAYLOAD_BITS;
+        let mut used = 0;
+        while ends != 0 {
+            // Every bit up to and including this varint's terminator.
+            let upto = ends ^ (ends - 1);
+            // SAFETY: bmi2 is enabled for this function; values only.
+            each(unsafe { _pext_u64(w, rest & upto) });
+            n += 1;
+            rest &= !upto;
+            used = upto;
+            ends &= ends - 1;
+        }
+        i += ((64 - used.leading_zeros()) / 8) as usize;
+    }
+    (i, n)
 }

@@ -5,6 +5,7 @@
 //! (non-minimal) encodings are accepted.
 
 use super::DecodeReason;
+use crate::arch::scalar::{compact, word_at, HIGH_BITS, PAYLOAD_BITS};
 
 /// Decodes one varint from the start of `buf`: `(value, bytes used)`.
 ///
@@ -41,6 +42,16 @@ pub(crate) fn single_varint(bytes: &[u8]) -> Option<u64> {
 
 #[inline]
 fn decode_varint_slow(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
+    if let Some(w) = word_at(buf, 0) {
+        // Up to 8 bytes without a branch per byte: the first terminator
+        // gives the length, one compaction the value.
+        let ends = !w & HIGH_BITS;
+        if ends != 0 {
+            let end = ends.trailing_zeros() + 1;
+            let value = compact(w & PAYLOAD_BITS & (u64::MAX >> (64 - end)));
+            return Ok((value, (end / 8) as usize));
+        }
+    }
     if let Some(b) = buf.get(..10) {
         // At least 10 bytes: no bounds checks per byte.
         let mut value: u64 = 0;
@@ -63,28 +74,6 @@ fn decode_varint_slow(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
     Err(DecodeReason::Truncated)
 }
 
-/// The high (continuation) bit of each of 8 bytes in a little-endian word.
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-
-/// The next 8 bytes from `i` as a little-endian word, if there are 8.
-#[inline(always)]
-fn word_at(bytes: &[u8], i: usize) -> Option<u64> {
-    bytes
-        .get(i..)
-        .and_then(|b| b.first_chunk::<8>())
-        .map(|w| u64::from_le_bytes(*w))
-}
-
-/// Packs the low 7 bits of each byte of `x` together (byte 0 lowest): three
-/// shift-and-mask steps (7-bit pairs into 14-bit lanes, those into 28-bit
-/// lanes, those into 56 bits). The high bits of `x`'s bytes must be clear.
-#[inline(always)]
-fn compact(mut x: u64) -> u64 {
-    x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
-    x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
-    (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
-}
-
 /// Emits every varint that ends inside the word `w` (whose valid bytes are
 /// those with a bit in `valid`, a mask of high bits), and returns how many
 /// bytes they took: all of the word up to its last terminator.
@@ -95,7 +84,7 @@ fn compact(mut x: u64) -> u64 {
 #[inline(always)]
 fn for_each_in_word(w: u64, valid: u64, n: &mut usize, each: &mut impl FnMut(u64)) -> usize {
     let mut ends = !w & HIGH_BITS & valid;
-    let payload = w & !HIGH_BITS;
+    let payload = w & PAYLOAD_BITS;
     let mut start = 0u32;
     while ends != 0 {
         // Bits [start, end) hold this varint's bytes.
@@ -113,11 +102,11 @@ fn for_each_in_word(w: u64, valid: u64, n: &mut usize, each: &mut impl FnMut(u64
 /// Decodes a packed run of varints, calling `each` with every value; returns
 /// how many there were. Errors carry offsets relative to the run's start.
 ///
-/// Eight bytes are looked at a time: a word with no continuation bit is
-/// eight one-byte values; otherwise every varint ending in the word is
-/// decoded from it ([`for_each_in_word`]) and the next word starts after the
-/// last of them. The last bytes of the run are read as one zero-padded
-/// word. Varints longer than 8 bytes and every error go through the
+/// Eight bytes are looked at a time ([`crate::arch::varint_words`]: a word
+/// with no continuation bit is eight one-byte values; otherwise every varint
+/// ending in the word is decoded from it and the next word starts after the
+/// last of them). The last bytes of the run are read as one zero-padded
+/// word ([`for_each_in_word`]). Varints longer than 8 bytes and every error go through the
 /// byte-at-a-time decoder, so errors and their offsets are exactly those
 /// of [`decode_varint`].
 #[inline]
@@ -128,30 +117,26 @@ pub(crate) fn for_each_packed_varint(
     let mut i = 0;
     let mut n = 0;
     loop {
-        let (w, valid) = match word_at(bytes, i) {
-            Some(w) => (w, HIGH_BITS),
+        // Whole words through the CPU kernel, while varints end in them.
+        let (used, count) =
+            crate::arch::varint_words(bytes.get(i..).unwrap_or_default(), &mut each);
+        i += used;
+        n += count;
+        let used = match word_at(bytes, i) {
+            // A word in which no varint ends.
+            Some(_) => 0,
             None => {
                 let rest = bytes.get(i..).unwrap_or_default();
                 if rest.is_empty() {
                     return Ok(n);
                 }
+                // The last bytes, as one zero-padded word.
                 let mut last = [0u8; 8];
                 last[..rest.len()].copy_from_slice(rest);
-                (
-                    u64::from_le_bytes(last),
-                    HIGH_BITS >> (8 * (8 - rest.len())),
-                )
+                let valid = HIGH_BITS >> (8 * (8 - rest.len()));
+                for_each_in_word(u64::from_le_bytes(last), valid, &mut n, &mut each)
             }
         };
-        if w & HIGH_BITS == 0 && valid == HIGH_BITS {
-            for k in 0..8 {
-                each((w >> (8 * k)) & 0x7f);
-            }
-            i += 8;
-            n += 8;
-            continue;
-        }
-        let used = for_each_in_word(w, valid, &mut n, &mut each);
         if used == 0 {
             // No varint ends in these bytes: a long one, or an error.
             let (v, len) = decode_varint_slow(&bytes[i..]).map_err(|r| (i, r))?;
