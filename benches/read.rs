@@ -604,6 +604,23 @@ fn bench(c: &mut Criterion) {
                 assert_eq!(found, ids.len() * if b == "masked_lm_ids" { 20 } else { 1 });
             })
         });
+        // The same ids through `get_many` (read in file order, frames
+        // prefetched a window ahead, handed out in request order).
+        let mut scratch = Vec::new();
+        g.bench_function("recordwire_get_many_lookup", |bch| {
+            bch.iter(|| {
+                let mut found = 0;
+                index
+                    .get_many(buf, &ids, &opts, &mut scratch, |_, r| {
+                        let r = r.expect("in range");
+                        let ex = ExampleRef::new(r.data, r.data_offset);
+                        let f = ex.get(b).expect("valid").expect("present");
+                        found += f.list().expect("valid").map_or(0, |l| l.len().unwrap_or(0));
+                    })
+                    .expect("valid");
+                assert_eq!(found, ids.len() * if b == "masked_lm_ids" { 20 } else { 1 });
+            })
+        });
         g.bench_function("random_read_64", |bch| {
             bch.iter(|| {
                 let mut s = 0u64;

@@ -18,6 +18,8 @@
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
 //!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
 //!   ([`scalar::compact`]).
+//! - [`prefetch`]: asks for the cache lines of a slice ahead of use: SSE
+//!   `prefetcht0` (x86-64 baseline, no detection); twin: one load per line.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -153,6 +155,20 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
         return x86::varint_words(bytes, each);
     }
     scalar::varint_words(bytes, each)
+}
+
+/// Asks for every 64-byte cache line of `bytes` to be brought into the
+/// cache, without waiting for them: what a random read does before it
+/// looks at a frame (or at the frames it will read next), so that the lines
+/// come from memory together rather than one after another as the CRC and
+/// the lookup reach them. A hint only: it changes no value.
+#[inline]
+pub fn prefetch(bytes: &[u8]) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if level() != Level::Scalar {
+        return x86::prefetch(bytes);
+    }
+    scalar::prefetch(bytes)
 }
 
 #[cfg(test)]

@@ -36,10 +36,7 @@ pub(super) fn varint_bytes(n: usize, seed: u64, cont: u8) -> Vec<u8> {
 pub(super) type VarintKernel = fn(&[u8], &mut dyn FnMut(u64)) -> (usize, usize);
 
 /// What a varint kernel returns and the values it emitted.
-pub(super) fn run_varints(
-    kernel: VarintKernel,
-    d: &[u8],
-) -> ((usize, usize), Vec<u64>) {
+pub(super) fn run_varints(kernel: VarintKernel, d: &[u8]) -> ((usize, usize), Vec<u64>) {
     let mut values = Vec::new();
     let r = kernel(d, &mut |v| values.push(v));
     (r, values)
@@ -147,6 +144,22 @@ fn shift_is_feeding_zero_bytes() {
             assert_eq!(scalar::shift(state, n as u64), fed, "state {k}, {n} bytes");
         }
     }
+}
+
+/// A prefetch is a hint: on every length (0 too) and alignment it neither
+/// faults nor changes a byte, through the dispatcher and the twin.
+#[test]
+fn prefetch_reads_nothing_out_of_bounds_and_changes_nothing() {
+    let data = bytes(4096 + 64, 12);
+    let copy = data.clone();
+    for n in lengths() {
+        for align in [0, 1, 7, 63] {
+            let d = &data[align..align + n];
+            super::prefetch(d);
+            scalar::prefetch(d);
+        }
+    }
+    assert_eq!(data, copy);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 
 use std::arch::x86_64::{
     _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
-    _pext_u64,
+    _mm_prefetch, _pext_u64, _MM_HINT_T0,
 };
 
 use super::scalar;
@@ -169,4 +169,16 @@ unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize
         i += ((64 - used.leading_zeros()) / 8) as usize;
     }
     (i, n)
+}
+
+/// `super::prefetch` with SSE's `prefetcht0`, one per 64-byte line.
+#[inline]
+pub fn prefetch(bytes: &[u8]) {
+    for line in bytes.chunks(64) {
+        // SAFETY: SSE is part of the x86-64 baseline, so `prefetcht0` exists
+        // on every CPU this code runs on; a prefetch is a hint that never
+        // faults and never reads into the program, and the address is that
+        // of a live slice's byte.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
+    }
 }

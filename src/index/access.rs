@@ -4,24 +4,20 @@ use super::{stale, Index};
 use crate::error::Error;
 use crate::frame::{is_pad, parse_frame, FrameError, ReadOptions, Record, Status};
 
-/// Reads one byte of every 64-byte line of a frame up to 4 KiB, before the
-/// frame is parsed: the loads are independent, so the lines come from memory
-/// together instead of one after another as the CRC and the caller's lookup
-/// reach them (what a prefetch instruction would do; it needs `unsafe`).
+/// Brings the first 4 KiB of a frame into the cache before it is parsed
+/// ([`crate::arch::prefetch`]): the lines come from memory together instead
+/// of one after another as the CRC and the caller's lookup reach them.
 /// Beyond 4 KiB the reads are sequential and the hardware prefetcher keeps
 /// up.
 #[inline]
 fn touch_lines(frame: &[u8]) {
-    let head = frame.get(..4096).unwrap_or(frame);
-    let mut x = 0u8;
-    for b in head.iter().step_by(64) {
-        x ^= *b;
-    }
-    if let Some(last) = head.last() {
-        x ^= *last;
-    }
-    std::hint::black_box(x);
+    crate::arch::prefetch(frame.get(..4096).unwrap_or(frame));
 }
+
+/// How many frames ahead [`Index::get_many`] asks for.
+const AHEAD: usize = 8;
+/// How much of each frame ahead it asks for (the rest follows sequentially).
+const PREFETCH_BYTES: usize = 1024;
 
 impl Index {
     /// Record `id`, borrowed from `data` (the content of the data file this
@@ -188,8 +184,25 @@ impl Index {
             // `chunk.len() <= u32::MAX`: the positions fit.
             scratch.extend((0..chunk.len()).map(|p| p as u32));
             scratch.sort_unstable_by_key(|&p| offset_of(chunk[p as usize]));
-            // Offset order: read and check.
-            for &p in scratch.iter() {
+            // Offset order: read and check, with the frames `AHEAD` places
+            // further on already asked for, so that their lines come from
+            // memory while this one is checked.
+            let ahead = |k: usize| {
+                let id = chunk[*scratch.get(k)? as usize];
+                let span = self.frame_range(id)?;
+                let start = usize::try_from(span.start).ok()?;
+                let end = usize::try_from(span.end).ok()?.min(start + PREFETCH_BYTES);
+                data.get(start..end)
+            };
+            for k in 0..AHEAD {
+                if let Some(frame) = ahead(k) {
+                    crate::arch::prefetch(frame);
+                }
+            }
+            for (k, &p) in scratch.iter().enumerate() {
+                if let Some(frame) = ahead(k + AHEAD) {
+                    crate::arch::prefetch(frame);
+                }
                 self.get(data, chunk[p as usize], opts)?;
             }
             // Request order: hand out (headers again, from pages now in cache;
