@@ -323,8 +323,16 @@ impl Inflate {
                     let at = (bits.position() / 8) as usize;
                     let available = bits.input.len().saturating_sub(at);
                     let n = remaining.min(out_limit - *o).min(available);
-                    grow(out, *o, n, out_limit);
-                    out[*o..*o + n].copy_from_slice(&bits.input[at..at + n]);
+                    // Into the spare room, or appended (without the
+                    // zero-fill of `grow`): `out` never shrinks within a
+                    // call, so no byte is zero-filled twice.
+                    let data = &bits.input[at..at + n];
+                    if out.len() >= *o + n {
+                        out[*o..*o + n].copy_from_slice(data);
+                    } else {
+                        out.truncate(*o);
+                        out.extend_from_slice(data);
+                    }
                     *o += n;
                     *bits = Bits::new(bits.input, (at + n) as u64 * 8)
                         .ok_or_else(|| bits.truncated())?;
@@ -572,6 +580,23 @@ fn decode(
             e = litlen[((e >> 16) + sub) as usize];
         }
         if e & LITERAL != 0 {
+            b.consume(e & 15);
+            buf[o] = (e >> 16) as u8;
+            o += 1;
+            // Up to two more literals from the same refill (3 * 15 bits
+            // <= 56; their primary entries suffice, a longer code waits for
+            // the next round). They may pass `end` by 2 bytes, into SLACK.
+            let e = litlen[(b.buf & LIT_MASK) as usize];
+            if e & LITERAL == 0 {
+                continue;
+            }
+            b.consume(e & 15);
+            buf[o] = (e >> 16) as u8;
+            o += 1;
+            let e = litlen[(b.buf & LIT_MASK) as usize];
+            if e & LITERAL == 0 {
+                continue;
+            }
             b.consume(e & 15);
             buf[o] = (e >> 16) as u8;
             o += 1;
