@@ -14,6 +14,9 @@
 #                           built `recordwire` is at $RECORDWIRE (default ../target/release/recordwire)
 #   batch_decode            a spec byte (0 to 3, see fuzz/src/batch.rs) + each payload above
 #   arch_kernels            the whole files (as framing), cut to 4 KiB: any bytes do
+#   deflate                 the raw deflate data of the .gz and .zlib files (GZIP/ZLIB header
+#                           and trailer cut off when the header is the plain 10 or 2 bytes), up
+#                           to 16 KiB; and the first 4 KiB of the other files, to compress
 #   order                   one input per mode, tail policy and scale (the first byte picks
 #                           them, see fuzz/src/order.rs), the rest cut from a reference file
 #
@@ -27,7 +30,7 @@ testdata=../testdata
 corpus=corpus
 max=16384
 
-targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels"
+targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels deflate"
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
@@ -39,6 +42,15 @@ for f in "$testdata"/ref/* "$testdata"/index/*.tfrecord "$testdata"/bad/* "$test
         head -c "$max" "$f" >"$corpus/$t/$name"
     done
     head -c 4096 "$f" >"$corpus/arch_kernels/$name"
+    case "$f" in
+    *.gz | *.zlib | *.zz)
+        skip=2
+        case "$f" in *.gz) skip=10 ;; esac
+        dd if="$f" of="$corpus/deflate/$name" iflag=skip_bytes,count_bytes \
+            skip="$skip" count="$max" status=none
+        ;;
+    *) head -c 4096 "$f" >"$corpus/deflate/$name" ;;
+    esac
 done
 
 # payloads FILE HEADER_LEN FOOTER_LEN TARGET...: copies the data of every

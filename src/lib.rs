@@ -83,6 +83,11 @@
 //! this list (`tests/cli/layers.rs` checks it), and [`wire`], [`frame`]
 //! and [`view`] work on `&[u8]` and never see a file:
 //!
+//! - [`arch`]: the CPU kernels (CRC32C), chosen at run time, each beside
+//!   its scalar twin. Beside it, [`deflate`]: a raw DEFLATE decoder that
+//!   starts and stops at block boundaries (checkpoints for random access into
+//!   GZIP/ZLIB files, as zlib's `zran.c`), and the GZIP/ZLIB header and
+//!   trailer pieces, over one input slice at absolute bit positions.
 //! - [`names`]: how option values are spelled ([`names::OptionName`], the
 //!   `FromStr`/`Display` of every option type) and how names are quoted.
 //! - [`wire`]: varints, tags and fields over `&[u8]`, with the rules of
@@ -146,6 +151,7 @@ pub mod arch;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod deflate;
 pub mod dump;
 pub mod encode;
 pub mod error;

@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The names of the targets, as `cargo fuzz list` gives them.
-pub const NAMES: [&str; 13] = [
+pub const NAMES: [&str; 14] = [
     "framing",
     "stream",
     "example_view",
@@ -27,6 +27,7 @@ pub const NAMES: [&str; 13] = [
     "order",
     "batch_decode",
     "arch_kernels",
+    "deflate",
 ];
 
 /// Runs the target `name` on `data`; `false` when there is no such target.
@@ -45,6 +46,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "order" => order(data),
         "batch_decode" => super::batch::batch_decode(data),
         "arch_kernels" => arch_kernels(data),
+        "deflate" => deflate(data),
         _ => return false,
     }
     true
@@ -80,6 +82,95 @@ pub fn arch_kernels(data: &[u8]) {
         b.copy_from_slice(w);
         let w = u64::from_le_bytes(b);
         assert_eq!(crc32c_u64(w), scalar::crc32c_u64(w), "{w:#x}");
+    }
+}
+
+/// `recordwire::deflate`: (1) the input as a raw deflate stream, decoded
+/// with a 16 MiB limit and stops at every block: when ours decodes it to
+/// its end, miniz_oxide (flate2's `Decompress`) must give the same bytes
+/// and end at the same byte, and a restart at each block start (with the
+/// window before it) must give the rest; (2) the input after its first byte
+/// compressed by flate2 at the level that byte picks (in two parts, with a
+/// flush between), which ours must decode exactly, restarts included.
+pub fn deflate(data: &[u8]) {
+    use recordwire::deflate::end_byte;
+    use std::io::Write;
+
+    if let Some((out, starts, end)) = inflate_blocks(data) {
+        let mut theirs = Vec::with_capacity(out.len() + 64);
+        let mut d = flate2::Decompress::new(false);
+        let status = d.decompress_vec(data, &mut theirs, flate2::FlushDecompress::Finish);
+        assert!(
+            matches!(status, Ok(flate2::Status::StreamEnd)),
+            "ours decoded {} bytes, miniz_oxide: {status:?}",
+            out.len()
+        );
+        assert!(theirs == out, "ours and miniz_oxide differ");
+        assert_eq!(d.total_in(), end_byte(end) as u64, "where the stream ends");
+        check_restarts(data, &out, &starts, end);
+    }
+
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let level = u32::from(first % 10);
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(level));
+    let (a, b) = rest.split_at(rest.len() / 2);
+    let compressed = (|| {
+        e.write_all(a)?;
+        e.flush()?;
+        e.write_all(b)?;
+        e.finish()
+    })()
+    .expect("in memory");
+    let (out, starts, end) = inflate_blocks(&compressed).expect("flate2's own stream");
+    assert!(out == rest, "level {level}: ours decoded other bytes");
+    assert_eq!(end_byte(end), compressed.len());
+    check_restarts(&compressed, &out, &starts, end);
+}
+
+/// Decodes a raw deflate stream with a 16 MiB limit, stopping at every
+/// block: (output, block starts as (bit, output length), end bit), or
+/// `None` when it fails or passes the limit.
+fn inflate_blocks(input: &[u8]) -> Option<(Vec<u8>, Vec<(u64, usize)>, u64)> {
+    use recordwire::deflate::{Inflate, Progress};
+    const LIMIT: usize = 16 << 20;
+    let mut inflate = Inflate::at(0);
+    let mut out = Vec::new();
+    let mut starts = vec![(0, 0)];
+    loop {
+        match inflate.run(input, &mut out, LIMIT, true) {
+            Ok(Progress::Block { bit }) => starts.push((bit, out.len())),
+            Ok(Progress::End { bit }) => return Some((out, starts, bit)),
+            Ok(Progress::Limit) | Err(_) => return None,
+        }
+    }
+}
+
+/// Restarts at (up to 16 of) the block starts, each with the window before
+/// it, in 4 KiB steps: the rest of the output and the end must agree.
+fn check_restarts(input: &[u8], out: &[u8], starts: &[(u64, usize)], end: u64) {
+    use recordwire::deflate::{Inflate, Progress, WINDOW};
+    let every = starts.len().div_ceil(16).max(1);
+    for &(bit, at) in starts.iter().step_by(every) {
+        let mut seeded = out[at.saturating_sub(WINDOW)..at].to_vec();
+        let window = seeded.len();
+        let mut inflate = Inflate::at(bit);
+        loop {
+            let limit = seeded.len() + 4096;
+            match inflate.run(input, &mut seeded, limit, false) {
+                Ok(Progress::Limit) => {}
+                Ok(Progress::End { bit }) => {
+                    assert_eq!(bit, end, "restart at bit {bit}: end");
+                    break;
+                }
+                r => panic!("restart at bit {bit}: {r:?}"),
+            }
+        }
+        assert!(
+            seeded[window..] == out[at..],
+            "restart at bit {bit}: output"
+        );
     }
 }
 

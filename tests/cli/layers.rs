@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// The layers, bottom first; modules on one line are side by side and may
 /// not import each other.
 const LAYERS: &[&[&str]] = &[
-    &["arch"],
+    &["arch", "deflate"],
     &["names"],
     &["wire"],
     &["error"],

@@ -125,6 +125,7 @@ targets!(
     order,
     batch_decode,
     arch_kernels,
+    deflate,
 );
 
 /// Every saved crash belongs to a target.
