@@ -28,6 +28,14 @@ pub struct WriterOptions {
     /// (or the one after, when the gap is shorter than the smallest pad
     /// frame). Offsets count bytes of the uncompressed stream.
     pub pad_to_page: Option<u64>,
+    /// Block-compressed GZIP (with `compression: Gzip`): end the GZIP member
+    /// after the first record that brings it to at least this many bytes of
+    /// uncompressed frames, and start a new one, so that every member holds
+    /// whole records. The file is still one valid multi-member GZIP stream
+    /// for any reader; [`GzIndex`](crate::index::GzIndex) then reads any
+    /// record by inflating one member, with no windows to store. `None`
+    /// (the default): one member.
+    pub gzip_block: Option<u64>,
 }
 
 impl Default for WriterOptions {
@@ -38,6 +46,7 @@ impl Default for WriterOptions {
             level: 6,
             buffer: 1 << 16,
             pad_to_page: None,
+            gzip_block: None,
         }
     }
 }
@@ -58,6 +67,36 @@ impl WriterOptions {
         self
     }
 
+    /// Block-compressed GZIP output: members of about `block` bytes of
+    /// uncompressed frames, each holding whole records (sets the compression
+    /// to GZIP). 64 KiB to 1 MiB is the useful range: smaller blocks compress
+    /// worse, larger ones take longer to inflate for one record.
+    ///
+    /// ```
+    /// use recordwire::encode::{RecordWriter, WriterOptions};
+    /// use recordwire::frame::{records, Framing, ReadOptions};
+    ///
+    /// let options = WriterOptions::new(Framing::TfRecord).with_gzip_blocks(64 * 1024);
+    /// let mut w = RecordWriter::new(Vec::new(), options);
+    /// for i in 0..10_000u32 {
+    ///     w.write_record(format!("record {i}").as_bytes())?;
+    /// }
+    /// let gz = w.finish()?;
+    /// // One stream to any GZIP reader (several members).
+    /// let mut plain = Vec::new();
+    /// std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&gz[..]), &mut plain)?;
+    /// let read: Vec<_> = records(&plain, Framing::TfRecord, ReadOptions::default())
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!((read.len(), read[9_999].data), (10_000, &b"record 9999"[..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_gzip_blocks(mut self, block: u64) -> Self {
+        self.compression = Compression::Gzip;
+        self.gzip_block = Some(block.max(1));
+        self
+    }
+
     /// Sets page-aware padding (`None` or a page size of at least 64 bytes).
     #[must_use]
     pub fn with_pad_to_page(mut self, page: Option<u64>) -> Self {
@@ -70,15 +109,64 @@ enum Sink<W: Write> {
     Plain(BufWriter<W>),
     Gzip(GzEncoder<BufWriter<W>>),
     Zlib(ZlibEncoder<BufWriter<W>>),
+    /// Block-compressed GZIP: the member being written, or (between
+    /// members) the writer under them; its uncompressed bytes so far, the
+    /// block size and level of every member, and whether any member was
+    /// written.
+    GzipBlocks {
+        member: Option<GzEncoder<BufWriter<W>>>,
+        idle: Option<BufWriter<W>>,
+        written: u64,
+        block: u64,
+        level: flate2::Compression,
+    },
+}
+
+fn member_lost() -> io::Error {
+    io::Error::other("a GZIP member failed to end")
 }
 
 impl<W: Write> Sink<W> {
-    fn writer(&mut self) -> &mut dyn Write {
-        match self {
+    fn writer(&mut self) -> io::Result<&mut dyn Write> {
+        Ok(match self {
             Sink::Plain(w) => w,
             Sink::Gzip(w) => w,
             Sink::Zlib(w) => w,
+            Sink::GzipBlocks {
+                member,
+                idle,
+                level,
+                ..
+            } => {
+                if member.is_none() {
+                    // The next member starts with the next bytes.
+                    let inner = idle.take().ok_or_else(member_lost)?;
+                    *member = Some(GzEncoder::new(inner, *level));
+                }
+                member.as_mut().ok_or_else(member_lost)?
+            }
+        })
+    }
+
+    /// After a frame of `frame_len` bytes: ends the GZIP member when it has
+    /// reached its block size (block-compressed output only).
+    fn frame_written(&mut self, frame_len: u64) -> io::Result<()> {
+        if let Sink::GzipBlocks {
+            member,
+            idle,
+            written,
+            block,
+            ..
+        } = self
+        {
+            *written += frame_len;
+            if *written >= *block {
+                let done = member.take().ok_or_else(member_lost)?;
+                *idle = Some(done.finish()?);
+                *written = 0;
+            }
         }
+        Ok(())
     }
 
     fn finish(self) -> io::Result<W> {
@@ -86,6 +174,13 @@ impl<W: Write> Sink<W> {
             Sink::Plain(w) => w,
             Sink::Gzip(w) => w.finish()?,
             Sink::Zlib(w) => w.finish()?,
+            Sink::GzipBlocks { member, idle, .. } => match (member, idle) {
+                // The last member (or the one empty member of an empty file).
+                (Some(member), _) => member.finish()?,
+                // The last record ended a member.
+                (None, Some(idle)) => idle,
+                (None, None) => return Err(member_lost()),
+            },
         };
         buffered.into_inner().map_err(|e| e.into_error())
     }
@@ -200,6 +295,13 @@ impl<W: Write> RecordWriter<W> {
         let buffered = BufWriter::with_capacity(options.buffer.max(1), inner);
         let level = flate2::Compression::new(options.level.min(9));
         let sink = match options.compression {
+            Compression::Gzip if options.gzip_block.is_some() => Sink::GzipBlocks {
+                member: Some(GzEncoder::new(buffered, level)),
+                idle: None,
+                written: 0,
+                block: options.gzip_block.unwrap_or(1).max(1),
+                level,
+            },
             Compression::Gzip => Sink::Gzip(GzEncoder::new(buffered, level)),
             Compression::Zlib => Sink::Zlib(ZlibEncoder::new(buffered, level)),
             Compression::None | Compression::Auto => Sink::Plain(buffered),
@@ -219,7 +321,7 @@ impl<W: Write> RecordWriter<W> {
 
     fn out(&mut self) -> io::Result<&mut dyn Write> {
         match self.sink.as_mut() {
-            Some(s) => Ok(s.writer()),
+            Some(s) => s.writer(),
             None => Err(io::Error::other("writer already failed or finished")),
         }
     }
@@ -280,6 +382,9 @@ impl<W: Write> RecordWriter<W> {
         self.records += 1;
         self.bytes += len;
         self.position += frame_len;
+        if let Some(sink) = self.sink.as_mut() {
+            sink.frame_written(frame_len)?;
+        }
         Ok(())
     }
 
@@ -355,6 +460,6 @@ pub fn write_file_atomic(path: impl AsRef<Path>, bytes: &[u8]) -> io::Result<()>
         .sink
         .as_mut()
         .ok_or_else(|| io::Error::other("writer failed"))?;
-    sink.writer().write_all(bytes)?;
+    sink.writer()?.write_all(bytes)?;
     w.finish().map(|_| ())
 }

@@ -69,8 +69,23 @@ impl Index {
                 data.len()
             )));
         };
-        let indexed = bytes.len() as u64;
         touch_lines(bytes);
+        self.check_frame(bytes, at, id, opts).map(Some)
+    }
+
+    /// Record `id` from `bytes`, the bytes its index entry spans (its frame,
+    /// and the pad frames after it) at offset `at`: the frame parsed, its
+    /// CRCs checked as `opts` asks, and its length checked against the
+    /// index (see [`get`](Self::get)).
+    pub(crate) fn check_frame<'d>(
+        &self,
+        bytes: &'d [u8],
+        at: u64,
+        id: u64,
+        opts: &ReadOptions,
+    ) -> Result<Record<'d>, Error> {
+        let stale_here = |message: String| stale(at, message).with_record(id);
+        let indexed = bytes.len() as u64;
         let frame = match parse_frame(bytes, self.framing, opts) {
             Ok(Status::Complete(frame)) => frame,
             Ok(Status::Incomplete(more)) => {
@@ -93,14 +108,14 @@ impl Index {
         }
         // Within the data: no overflow.
         let data_offset = at + frame.header_len as u64;
-        Ok(Some(Record {
+        Ok(Record {
             id,
             offset: at,
             data_offset,
             end: at + frame.len as u64,
             data: frame.data,
             file: None,
-        }))
+        })
     }
 
     fn length_mismatch(&self, at: u64, id: u64, frame_len: usize, indexed: u64) -> Error {

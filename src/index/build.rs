@@ -143,16 +143,32 @@ impl Index {
             framing,
             basis,
         } = resolve(&prefix, None, options);
-        let verify_crcs = options.read.check_data_crc;
+        let reader = decoder(std::io::Cursor::new(prefix).chain(reader), compression);
+        Index::build_stream(
+            reader,
+            framing,
+            compression,
+            basis,
+            options.read.check_data_crc,
+        )
+    }
+
+    /// [`build_from_reader`](Self::build_from_reader) once the framing is
+    /// known: `reader` gives the (decompressed) frames; `compression` says
+    /// what decompressed them, for the kind of its read errors.
+    pub(crate) fn build_stream(
+        reader: impl std::io::Read + Send,
+        framing: Framing,
+        compression: crate::io::Compression,
+        basis: crate::frame::Basis,
+        verify_crcs: bool,
+    ) -> Result<Index, Error> {
         // The builder sees pad frames (to flag them) and skips them itself.
         let opts = ReadOptions::default()
             .with_length_crc(true)
             .with_data_crc(verify_crcs)
             .with_skip_pads(false);
-        let tee = Tee::new(decoder(
-            std::io::Cursor::new(prefix).chain(reader),
-            compression,
-        ));
+        let tee = Tee::new(reader);
         let mut stream = StreamRecords::new(tee, framing, opts)
             .with_compression(compression)
             .with_basis(basis);

@@ -63,7 +63,7 @@
 //! ```
 
 use std::fmt;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -77,6 +77,7 @@ mod access;
 mod build;
 mod dataset;
 mod fingerprint;
+mod gz;
 mod interchange;
 pub mod pad;
 mod readahead;
@@ -84,6 +85,10 @@ mod readahead;
 #[cfg(feature = "cli")]
 pub(crate) use dataset::{index_file_at, load_sidecar};
 pub use dataset::{Dataset, IndexOrigin, Shard};
+pub use gz::{
+    Checkpoint, GzCache, GzIndex, DEFAULT_SPACING, GZ_HEADER_LEN, GZ_MAGIC, GZ_POINT_LEN,
+    GZ_VERSION, MIN_SPACING,
+};
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use pad::is_pad;
 pub use readahead::{Access, Advise, Readahead};
@@ -116,6 +121,35 @@ pub fn sidecar_path(data: &Path) -> PathBuf {
     name.push(".");
     name.push(SIDECAR_EXTENSION);
     PathBuf::from(name)
+}
+
+/// Writes `bytes` to `path` atomically: to a temporary file beside it,
+/// synced, then renamed over `path` (nothing half-written ever appears under
+/// the final name). Errors carry the path.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let name: Arc<str> = path.display().to_string().into();
+    let io = |e: std::io::Error| Error::io(e).with_file(Arc::clone(&name));
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = dir.join(format!(".{file_name}.tmp-{}-{n}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(io)
 }
 
 /// A `stale_index` error at `offset`.
@@ -437,32 +471,9 @@ impl Index {
     /// beside it, synced, then renamed over `path` (nothing half-written ever
     /// appears under the final name). Errors carry the path.
     pub fn write_native_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let path = path.as_ref();
-        let name: Arc<str> = path.display().to_string().into();
-        let io = |e: std::io::Error| Error::io(e).with_file(Arc::clone(&name));
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let temp = dir.join(format!(".{file_name}.tmp-{}-{n}", std::process::id()));
-        let result = (|| {
-            let file = std::fs::File::create(&temp)?;
-            let mut w = BufWriter::new(file);
-            self.write_native(&mut w)?;
-            let file = w.into_inner().map_err(|e| e.into_error())?;
-            file.sync_all()?;
-            std::fs::rename(&temp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        result.map_err(io)
+        let mut bytes = Vec::new();
+        self.write_native(&mut bytes).map_err(Error::io)?;
+        write_atomically(path.as_ref(), &bytes)
     }
 
     /// Opens a native index file held in `bytes` (typically a memory map),
@@ -477,6 +488,16 @@ impl Index {
     /// file). The caller should also check that the [`framing`](Self::framing)
     /// is the one it reads the data with.
     pub fn open_native(bytes: Bytes, data: &[u8]) -> Result<Index, Error> {
+        let index = Index::open_native_parts(bytes)?;
+        index.check_data(data)?;
+        Ok(index)
+    }
+
+    /// [`open_native`](Self::open_native) without the data: every check of
+    /// the index file itself, none against the data it describes (for an
+    /// index whose data is checked another way: the decompressed stream of a
+    /// compressed file, whose compressed bytes are fingerprinted instead).
+    pub(crate) fn open_native_parts(bytes: Bytes) -> Result<Index, Error> {
         let header = bytes.get(..NATIVE_HEADER_LEN).ok_or_else(|| {
             damaged(
                 0,
@@ -565,7 +586,6 @@ impl Index {
                 format_args!("the last record ends at byte {end}, past the data size {data_size}"),
             ));
         }
-        index.check_data(data)?;
         Ok(index)
     }
 

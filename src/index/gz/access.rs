@@ -1,0 +1,240 @@
+//! Random access into a compressed file through its checkpoints.
+
+use super::{Checkpoint, GzIndex};
+use crate::deflate::{end_byte, gzip_header, Inflate, Progress, GZIP_TRAILER_LEN};
+use crate::error::{Error, ErrorKind};
+use crate::frame::{ReadOptions, Record};
+use crate::io::Compression;
+
+/// The decompressed span [`GzIndex::get`] keeps between calls, so that
+/// records read in file order (a sorted batch, a sequential or page-aware
+/// epoch) are inflated once: a record at or after the end of what is
+/// decoded continues the same inflate rather than starting again from a
+/// checkpoint. Reuse one per reader (thread); it holds about the
+/// checkpoint spacing of output, plus the 32 KiB window.
+#[derive(Default)]
+pub struct GzCache {
+    /// Decoded output; `out[0]` is decompressed offset `base`.
+    out: Vec<u8>,
+    base: u64,
+    /// The inflate that produced `out`, ready to continue; `None` when the
+    /// cache is empty or its stream ended or failed.
+    inflate: Option<Inflate>,
+    /// Which file (compressed size and fingerprint) the cache holds output
+    /// of: a cache used with another index starts again.
+    owner: (u64, u32),
+    /// Checkpoints restarted from, for tests and `bench`.
+    restarts: u64,
+}
+
+impl std::fmt::Debug for GzCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GzCache")
+            .field("base", &self.base)
+            .field("len", &self.out.len())
+            .field("restarts", &self.restarts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GzCache {
+    /// A new, empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many times a read restarted from a checkpoint (rather than
+    /// continuing what was decoded).
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    fn end(&self) -> u64 {
+        self.base + self.out.len() as u64
+    }
+}
+
+impl GzIndex {
+    /// The checkpoint to start from for decompressed offset `at`: the last
+    /// one at or before it.
+    fn point_for(&self, at: u64) -> &Checkpoint {
+        let k = self.points.partition_point(|p| p.out <= at);
+        &self.points[k.saturating_sub(1)]
+    }
+
+    /// A `compression_error` for the record at decompressed `at`.
+    fn damaged(&self, at: u64, id: u64, what: impl std::fmt::Display) -> Error {
+        Error::new(
+            ErrorKind::Compression {
+                message: format!(
+                    "{} stream: {what} (reading the record at decompressed byte {at})",
+                    self.compression.name()
+                )
+                .into(),
+            },
+            at,
+        )
+        .with_record(id)
+    }
+
+    /// Makes `cache` hold decompressed bytes `start..end`.
+    fn fill(
+        &self,
+        data: &[u8],
+        start: u64,
+        end: u64,
+        id: u64,
+        cache: &mut GzCache,
+    ) -> Result<(), Error> {
+        let owner = (self.compressed_size, self.fingerprint);
+        let point = *self.point_for(start);
+        // Continue what is decoded when it is at or past the checkpoint that
+        // serves `start` (decoding from there costs no more) and not past
+        // `start`; else start again from the checkpoint.
+        let continues = cache.owner == owner
+            && cache.inflate.is_some()
+            && cache.base <= start
+            && cache.end() >= point.out;
+        if !continues {
+            cache.owner = owner;
+            cache.restarts += 1;
+            cache.out.clear();
+            let window = self
+                .window(&point)
+                .map_err(|e| self.damaged(start, id, e))?;
+            cache.out.extend_from_slice(&window);
+            cache.base = point.out - window.len() as u64;
+            cache.inflate = Some(Inflate::at(point.bit));
+        } else {
+            // Keep from the record's start, or the last window before the
+            // decoded end, whichever is earlier.
+            let keep_from = (start - cache.base)
+                .min(cache.out.len().saturating_sub(crate::deflate::WINDOW) as u64)
+                as usize;
+            cache.out.drain(..keep_from);
+            cache.base += keep_from as u64;
+        }
+        while cache.end() < end {
+            let Some(inflate) = cache.inflate.as_mut() else {
+                return Err(self.damaged(start, id, "the stream ends inside the record"));
+            };
+            let limit = usize::try_from(end - cache.base).unwrap_or(usize::MAX);
+            let progress = inflate.run(data, &mut cache.out, limit, false);
+            match progress {
+                Ok(Progress::Limit | Progress::Block { .. }) => {}
+                Ok(Progress::End { bit }) => {
+                    // The next GZIP member, if any, continues the stream.
+                    let after = end_byte(bit) + GZIP_TRAILER_LEN;
+                    let next = match self.compression {
+                        Compression::Gzip if after < data.len() => Some(
+                            gzip_header(data, after)
+                                .map(|h| Inflate::at(h.deflate_start as u64 * 8))
+                                .map_err(|e| self.damaged(start, id, e)),
+                        ),
+                        _ => None,
+                    };
+                    match next {
+                        Some(Ok(next)) => *inflate = next,
+                        Some(Err(e)) => {
+                            cache.inflate = None;
+                            return Err(e);
+                        }
+                        // The end of the last member (or of the ZLIB stream).
+                        None => {
+                            cache.inflate = None;
+                            if cache.end() < end {
+                                return Err(self.damaged(
+                                    start,
+                                    id,
+                                    "the stream ends inside the record",
+                                ));
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    cache.inflate = None;
+                    cache.out.clear();
+                    return Err(self.damaged(start, id, e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Record `id`, inflated from the nearest checkpoint at or before it into
+    /// `cache` (or read from what `cache` already holds) and borrowed from
+    /// there; `Ok(None)` when `id` is not below [`len`](GzIndex::len).
+    /// `data` is the whole compressed file this index was built for.
+    ///
+    /// The frame is checked as [`Index::get`](crate::index::Index::get)
+    /// checks it (length CRC, its length against the index, data CRC as
+    /// `opts` asks); its offsets are in the decompressed stream. Damaged
+    /// compressed data in the span read is a `compression_error` for this
+    /// record; records in other spans still read.
+    pub fn get<'c>(
+        &self,
+        data: &[u8],
+        id: u64,
+        opts: &ReadOptions,
+        cache: &'c mut GzCache,
+    ) -> Result<Option<Record<'c>>, Error> {
+        let Some(span) = self.records.frame_range(id) else {
+            return Ok(None);
+        };
+        if data.len() as u64 != self.compressed_size {
+            return Err(crate::index::stale(
+                0,
+                format!(
+                    "the compressed file is {} bytes but the index was built for {} bytes",
+                    data.len(),
+                    self.compressed_size
+                ),
+            )
+            .with_record(id));
+        }
+        self.fill(data, span.start, span.end, id, cache)?;
+        let from = (span.start - cache.base) as usize;
+        let to = (span.end - cache.base) as usize;
+        self.records
+            .check_frame(&cache.out[from..to], span.start, id, opts)
+            .map(Some)
+    }
+
+    /// Serves a batch of records **in offset order** (the order that
+    /// inflates each span once): `f(position, record)` for each id, with
+    /// `position` its place in `ids` (`None` for an id not below
+    /// [`len`](GzIndex::len)). A record is borrowed from `cache` for the
+    /// call only. The first damaged or stale record ends the batch with its
+    /// error, after the records before it (in offset order) were served.
+    /// `scratch` holds the positions sorted by offset (4 bytes per id).
+    pub fn get_many(
+        &self,
+        data: &[u8],
+        ids: &[u64],
+        opts: &ReadOptions,
+        cache: &mut GzCache,
+        scratch: &mut Vec<u32>,
+        mut f: impl FnMut(usize, Option<Record<'_>>),
+    ) -> Result<(), Error> {
+        const MAX: usize = u32::MAX as usize;
+        let starts = self.records.starts();
+        let offset_of = |id: u64| {
+            usize::try_from(id)
+                .ok()
+                .and_then(|i| starts.get(i))
+                .copied()
+                .unwrap_or(u64::MAX)
+        };
+        for (chunk_no, chunk) in ids.chunks(MAX).enumerate() {
+            scratch.clear();
+            scratch.extend((0..chunk.len()).map(|p| p as u32));
+            scratch.sort_unstable_by_key(|&p| offset_of(chunk[p as usize]));
+            for &p in scratch.iter() {
+                let record = self.get(data, chunk[p as usize], opts, cache)?;
+                f(chunk_no * MAX + p as usize, record);
+            }
+        }
+        Ok(())
+    }
+}
