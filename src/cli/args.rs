@@ -204,6 +204,13 @@ pub enum Command {
         /// each one as an empty record.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(64..))]
         pad_to_page: Option<u64>,
+        /// Block-compressed GZIP output: end a GZIP member after every N bytes
+        /// or so of uncompressed records, each member holding whole records
+        /// (like BGZF). Still one GZIP stream to any reader (tf.data, gzip
+        /// -d); `recordwire index` then reads any record by inflating one
+        /// member. Sets the output compression to gzip.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        gzip_blocks: Option<u64>,
     },
     /// Copy records to another framing, compression or payload type.
     Convert {
@@ -248,6 +255,12 @@ pub enum Command {
         /// native, `FILE.idx` for dali, `FILE.offsets` for lirs).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// For a GZIP or ZLIB file (native format): a checkpoint every N bytes
+        /// of decompressed output (with the 32 KiB window before it), from
+        /// which any record is read by inflating at most about N bytes.
+        #[arg(long, value_name = "N", default_value_t = crate::index::DEFAULT_SPACING,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        spacing: u64,
     },
     /// Print the records with these ids as JSON Lines, through the index.
     Get {
@@ -518,6 +531,13 @@ pub struct WriteArgs {
     /// Write map entries sorted by key (C++ deterministic order) instead of input order.
     #[arg(long)]
     pub sorted: bool,
+    /// Block-compressed GZIP output: end a GZIP member after every N bytes
+    /// or so of uncompressed records, each member holding whole records
+    /// (like BGZF). Still one GZIP stream to any reader (tf.data, gzip
+    /// -d); `recordwire index` then reads any record by inflating one
+    /// member. Sets the output compression to gzip.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gzip_blocks: Option<u64>,
 }
 
 #[cfg(test)]

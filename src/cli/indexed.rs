@@ -89,10 +89,27 @@ pub(super) fn count(
     let mut total = 0u64;
     for path in files {
         let (n, name) = match index {
+            Some(_) if super::gz::is_compressed(path, read) => {
+                let shard =
+                    super::gz::open(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
+                (shard.len(), shard.name().to_owned())
+            }
             Some(_) => {
                 let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
                 note_rejected_sidecar(&shard, stderr);
                 (shard.len(), shard.file().name().to_owned())
+            }
+            None if super::gz::is_compressed(path, read) => {
+                match super::gz::sidecar_count(path, read, stderr) {
+                    Some(n) => (n, path.display().to_string()),
+                    None => {
+                        let mut source = read.open(path, ErrorPolicy::Fail)?;
+                        (
+                            count_by_reading(&mut source, stderr)?,
+                            source.name().to_owned(),
+                        )
+                    }
+                }
             }
             None => {
                 let mut source = read.open(path, ErrorPolicy::Fail)?;
@@ -362,6 +379,9 @@ pub(super) fn order(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let order = match files {
+        [path] if super::gz::is_compressed(path, read) => {
+            super::gz::order(path, read, index, stderr)?.order(spec)
+        }
         [path] => {
             let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
             note_rejected_sidecar(&shard, stderr);

@@ -294,15 +294,24 @@ pub(super) fn inspect(
         return Ok(());
     }
     writeln!(stdout, "file:        {name}")?;
+    let container = match compression {
+        crate::io::Compression::Gzip => match super::gz::block_compression(path, read) {
+            Some((true, members)) => {
+                format!("GZIP stream, block-compressed ({members} members of whole records)")
+            }
+            Some((false, 1)) => "GZIP stream (one member)".to_string(),
+            Some((false, members)) => {
+                format!("GZIP stream ({members} members, not at record boundaries)")
+            }
+            None => "GZIP stream".to_string(),
+        },
+        crate::io::Compression::Zlib => "ZLIB stream".to_string(),
+        _ => "uncompressed".to_string(),
+    };
     writeln!(
         stdout,
-        "format:      {} frames, {}, {} payloads",
+        "format:      {} frames, {container}, {} payloads",
         framing.name(),
-        match compression {
-            crate::io::Compression::Gzip => "GZIP stream",
-            crate::io::Compression::Zlib => "ZLIB stream",
-            _ => "uncompressed",
-        },
         payload.name()
     )?;
     writeln!(stdout, "records:     {}", sizes.n)?;

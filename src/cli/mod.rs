@@ -9,6 +9,7 @@
 mod args;
 mod bench;
 mod export;
+mod gz;
 mod indexed;
 mod inspect;
 mod payload;
@@ -25,6 +26,7 @@ pub use args::{CatArgs, Cli, Command, ExportFormat, ReadArgs, SpecFormat, WriteA
 
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
+use crate::index::IndexFormat;
 use crate::io::{Compression, OpenOptions, Source};
 use crate::json;
 use crate::view::PayloadKind;
@@ -139,12 +141,18 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             read,
             format,
             out,
+            spacing,
         } => {
             if out.is_some() && files.len() > 1 {
                 return Err(Failure::Usage("--out goes with a single file".into()));
             }
             each_file(&files, |file| {
-                indexed::index(file, &read, format, out.as_deref(), stdout, stderr)
+                let out = out.as_deref();
+                if format == IndexFormat::Native && gz::is_compressed(file, &read) {
+                    gz::index(file, &read, spacing, out, stderr)
+                } else {
+                    indexed::index(file, &read, format, out, stdout, stderr)
+                }
             })
         }
         Command::Order {
@@ -192,7 +200,13 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             let files: Vec<std::path::PathBuf> = std::iter::once(file)
                 .chain(more.into_iter().map(std::path::PathBuf::from))
                 .collect();
-            indexed::get(
+            // Compressed files go through their checkpoint indexes.
+            let get = if files.iter().all(|f| gz::is_compressed(f, &read)) {
+                gz::get
+            } else {
+                indexed::get
+            };
+            get(
                 &files,
                 &indexed::record_ids(&ids, ids_file.as_deref())?,
                 &read,
@@ -223,6 +237,7 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             compression,
             sorted,
             pad_to_page,
+            gzip_blocks,
         } => write::pack(
             &input,
             &output,
@@ -232,6 +247,7 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
                 compression,
                 sorted,
                 pad_to_page,
+                gzip_blocks,
             },
             stdout,
             stderr,

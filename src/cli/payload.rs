@@ -180,6 +180,34 @@ impl ReadArgs {
     }
 }
 
+impl ReadArgs {
+    /// The payload of a compressed file opened for random access, chosen
+    /// as [`Self::payload_of_file`] does, from its first records.
+    pub(crate) fn payload_of_gz(
+        &self,
+        shard: &crate::index::GzShard,
+        stderr: &mut dyn Write,
+    ) -> Chosen {
+        let chosen = match (self.payload.get(), shard.framing()) {
+            (Some(kind), _) => Chosen::forced(kind),
+            (None, Framing::OfRecord) => Chosen::by_framing(Framing::OfRecord),
+            (None, Framing::TfRecord) => {
+                let mut sniff = Sniff::new();
+                let mut cache = crate::index::GzCache::new();
+                for id in 0..shard.len() {
+                    match shard.get(id, &mut cache) {
+                        Ok(Some(record)) if !sniff.feed(&record) => continue,
+                        _ => break,
+                    }
+                }
+                sniff.chosen()
+            }
+        };
+        chosen.announce(shard.name(), stderr);
+        chosen
+    }
+}
+
 fn sniff_file(file: &RecordFile) -> Chosen {
     let opts = lookahead(&OpenOptions::default()).read;
     let opts = crate::frame::ReadOptions {

@@ -50,6 +50,14 @@ fn compression_for(arg: Option<Compression>, output: &Path) -> Compression {
     }
 }
 
+/// `--gzip-blocks N`: block-compressed GZIP output.
+fn with_blocks(options: WriterOptions, blocks: Option<u64>) -> WriterOptions {
+    match blocks {
+        Some(n) => options.with_gzip_blocks(n),
+        None => options,
+    }
+}
+
 /// The framing a payload kind is written in by default: tf.Example and
 /// SequenceExample in TFRecord, OFRecord in OFRecord; raw in either.
 fn native_framing(payload: PayloadKind) -> Option<Framing> {
@@ -194,6 +202,7 @@ pub(super) struct PackOptions {
     pub(super) compression: Option<Compression>,
     pub(super) sorted: bool,
     pub(super) pad_to_page: Option<u64>,
+    pub(super) gzip_blocks: Option<u64>,
 }
 
 pub(super) fn pack(
@@ -209,6 +218,7 @@ pub(super) fn pack(
         compression,
         sorted,
         pad_to_page,
+        gzip_blocks,
     } = o;
     let framing = output_framing(
         framing.and_then(Auto::get),
@@ -233,9 +243,12 @@ pub(super) fn pack(
             Failure::Fatal(Error::io(e).with_file(name.as_str()), EXIT_USAGE)
         })?))
     };
-    let options = WriterOptions::new(framing)
-        .with_compression(compression_for(compression, output))
-        .with_pad_to_page(pad_to_page);
+    let options = with_blocks(
+        WriterOptions::new(framing)
+            .with_compression(compression_for(compression, output))
+            .with_pad_to_page(pad_to_page),
+        gzip_blocks,
+    );
     let mut out = Output::open(output, options, stdout)?;
     let mut line = Vec::new();
     let mut bytes = Vec::new();
@@ -501,8 +514,11 @@ pub(super) fn convert(
         strict: read.strict,
     };
     conv.check().map_err(Failure::Usage)?;
-    let options = WriterOptions::new(framing)
-        .with_compression(compression_for(write.out_compression, output));
+    let options = with_blocks(
+        WriterOptions::new(framing)
+            .with_compression(compression_for(write.out_compression, output)),
+        write.gzip_blocks,
+    );
     let mut out = Output::open(output, options, stdout)?;
     let (mut bytes, mut scratch) = (Vec::new(), Vec::new());
     let progress = super::progress::Progress::over("converting", &source);

@@ -16,6 +16,7 @@ mod error_paths;
 #[cfg(feature = "export")]
 mod export;
 mod golden;
+mod gz_index;
 mod inspect_spec;
 mod layers;
 mod many_files;

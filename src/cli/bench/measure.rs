@@ -367,6 +367,80 @@ pub(super) fn random_access(
     })
 }
 
+/// Times `samples` random gets of a compressed file through its checkpoint
+/// index (one cache, as a reader keeps one: a get in another checkpoint span
+/// inflates from that checkpoint), and as many random 64-byte reads of the
+/// compressed bytes.
+pub(super) fn random_access_gz(
+    shard: &crate::index::GzShard,
+    payload: PayloadKind,
+    opts: &BenchOptions<'_>,
+    stderr: &mut dyn Write,
+) -> Result<Random, Failure> {
+    let n = shard.len();
+    let bytes: &[u8] = shard.compressed();
+    if n == 0 || bytes.is_empty() {
+        return Ok(Random::Skipped("the file has no records".into()));
+    }
+    if opts.samples == 0 {
+        return Ok(Random::Skipped("--samples 0".into()));
+    }
+    let index = match shard.origin() {
+        IndexOrigin::Sidecar => "checkpoint sidecar",
+        IndexOrigin::Built { .. } => "checkpoints built",
+        IndexOrigin::Given => "checkpoints given",
+    };
+    let mut cache = crate::index::GzCache::new();
+    let feature = match shard.get(0, &mut cache) {
+        Ok(Some(first)) => first_feature(payload, first.data, first.data_offset),
+        Ok(None) => None,
+        Err(e) => {
+            report(stderr, &e);
+            return Err(Failure::Data);
+        }
+    };
+    let samples = opts.samples as usize;
+    let mut rng = opts.seed;
+    let ids: Vec<u64> = (0..samples).map(|_| below(&mut rng, n)).collect();
+    let width = bytes.len().min(64);
+    let span = (bytes.len() - width) as u64 + 1;
+    let offsets: Vec<usize> = (0..samples)
+        .map(|_| below(&mut rng, span) as usize)
+        .collect();
+    let mut ns = vec![0u64; samples];
+    for (slot, &id) in ns.iter_mut().zip(&ids) {
+        let t = Instant::now();
+        let found = match shard.get(black_box(id), &mut cache) {
+            Ok(Some(r)) => {
+                lookup(payload, r.data, r.data_offset, feature.as_deref()).map_err(|e| r.context(e))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        };
+        *slot = t.elapsed().as_nanos() as u64;
+        if let Err(e) = black_box(found) {
+            report(stderr, &e);
+            return Err(Failure::Data);
+        }
+    }
+    let get = Latency::of(&mut ns);
+    for (slot, &at) in ns.iter_mut().zip(&offsets) {
+        let t = Instant::now();
+        let chunk = black_box(&bytes[at..at + width]);
+        let sum: u64 = chunk.iter().map(|&b| u64::from(b)).sum();
+        black_box(sum);
+        *slot = t.elapsed().as_nanos() as u64;
+    }
+    let floor = Latency::of(&mut ns);
+    Ok(Random::Done {
+        index,
+        feature,
+        get,
+        floor,
+        floor_width: width,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@
 //!    bytes lists iterated. No allocation per record.
 //! 3. **Framing only** (`--passes N`): frames with both CRCs, payloads not
 //!    looked at.
-//! 4. **Random access** (uncompressed files only; `--samples N`, default
+//! 4. **Random access** (`--samples N`, default
 //!    100000, ids drawn uniformly by a SplitMix64 generator seeded with
 //!    `--seed`): one operation is `get(id)` through the index (`--index PATH`,
 //!    else the current sidecar, else one built in memory; the frame's CRCs
@@ -36,8 +36,11 @@
 //! it is compressed), MiB 2^20 bytes.
 //!
 //! A compressed file is read through the streaming decompressor, once per
-//! pass; its records cannot be reached by offset, so random access is
-//! reported as skipped, with the reason, and is not an error.
+//! pass; its random gets go through its checkpoint index (`--index`, else
+//! the current sidecar that `recordwire index` writes, else one built in
+//! memory), with one inflate cache as a reader keeps one: a get in another
+//! checkpoint span inflates from that checkpoint. Its floor is 64-byte reads
+//! of the compressed bytes.
 //!
 //! # JSON keys (`--json`)
 //!
@@ -76,21 +79,21 @@ use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
 use crate::io::{Compression, OpenOptions};
 use crate::view::DecodeOptions;
-use measure::{pass, random_access, timer_overhead, Input, Passes, Random, Visitor};
+use measure::{pass, random_access, random_access_gz, timer_overhead, Input, Passes, Visitor};
 use report::Report;
 
 /// The JSON keys, for `recordwire bench --help`.
 pub(super) const HELP: &str = "\
 What is timed: --passes full sequential passes (frames with both CRCs, each
 payload checked and every value of every feature copied into reused buffers)
-and as many framing-only passes; then, on uncompressed files, --samples random
-gets through the index (frame, CRCs, a lazy view of the payload, the lookup of
-the first feature of record 0 and its list length), each timed on its own,
-beside as many random 64-byte reads of the same bytes (the floor). An untimed
-pass first warms the cache and checks the file. Rates are over the median
-pass; GB = 10^9 bytes of the file as stored; latencies include the cost of
-reading the clock (timer_overhead_ns). Compressed files are streamed, and
-their random access is reported as skipped.
+and as many framing-only passes; then --samples random gets through the index
+(frame, CRCs, a lazy view of the payload, the lookup of the first feature of
+record 0 and its list length), each timed on its own, beside as many random
+64-byte reads of the same bytes (the floor). An untimed pass first warms the
+cache and checks the file. Rates are over the median pass; GB = 10^9 bytes of
+the file as stored; latencies include the cost of reading the clock
+(timer_overhead_ns). Compressed files are streamed; their random gets inflate
+from the checkpoint index (the sidecar `recordwire index` writes, or built).
 
 JSON keys (--json), one object:
   file, framing, compression, payload, mapped, data_crc,
@@ -184,16 +187,11 @@ pub(super) fn bench(
     let sequential = time(true, stderr)?;
 
     let random = match &input {
-        Input::Stream(_) => Random::Skipped(format!(
-            "the file is {}-compressed: records cannot be reached by offset without \
-             decompressing the stream up to them (random access needs an uncompressed file{})",
-            compression.name(),
-            if opts.index.is_some() {
-                "; --index is not used"
-            } else {
-                ""
-            }
-        )),
+        // Through the checkpoint index (`--index`, the sidecar, or built).
+        Input::Stream(_) => {
+            let shard = super::gz::open(path, read, opts.index).map_err(|e| fail(e, stderr))?;
+            random_access_gz(&shard, payload, opts, stderr)?
+        }
         Input::File(shard) => random_access(shard, payload, opts, stderr)?,
     };
     let timer = timer_overhead();

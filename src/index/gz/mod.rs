@@ -39,10 +39,12 @@ use crate::io::Compression;
 
 mod access;
 mod build;
+mod shard;
 #[cfg(test)]
 mod tests;
 
 pub use access::GzCache;
+pub use shard::GzShard;
 
 /// The magic number that starts a checkpoint index file: `RWGZIDX` and a
 /// NUL.
