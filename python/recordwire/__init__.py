@@ -7,7 +7,7 @@ imports its framework only when imported).
 """
 
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
-from recordwire._dataset import Cursor, Dataset
+from recordwire._dataset import Cursor, Dataset, GzDataset
 from recordwire._native import Error, Order, PanicError, Spec, Writer, __version__
 from recordwire._spec import FixedLen, FixedLenSequence, VarLen, spec_json
 
@@ -25,6 +25,7 @@ __all__ = [
     "Dataset",
     "Error",
     "FixedLen",
+    "GzDataset",
     "FixedLenSequence",
     "Order",
     "Padded",

@@ -4,12 +4,13 @@ orders with resumable cursors, and the Arrow form of ``decode``."""
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from recordwire import _columns
 from recordwire._native import Dataset as _NativeDataset
+from recordwire._native import GzDataset as _NativeGzDataset
 from recordwire._native import Order, Spec
 from recordwire._spec import is_feature_dict, spec_json
 
@@ -25,37 +26,19 @@ def as_spec(spec: Any) -> Any:
     return spec
 
 
-class Dataset(_NativeDataset):
-    """Records of one or more TFRecord/OFRecord files as one id space.
+class _Methods:
+    """What ``Dataset`` and ``GzDataset`` add to their native classes alike:
+    pickling as their arguments, iteration, ``decode`` with column types and
+    Arrow, and orders."""
 
-    ``Dataset(paths, index=None, framing="auto", payload="auto", verify_crc=True)``:
-    ``paths`` is a path, a glob pattern (``*``/``?`` in the file name) or a
-    list of paths; each file's sidecar index ``<file>.rwindex`` is used when
-    current, else the index is built while opening. ``len(ds)``, ``ds[i]``
-    (a dict name -> numpy array, or a list of ``memoryview``s for bytes
-    values), ``ds.raw(i)`` (the payload as a ``memoryview``), ``ds.get_many``,
-    iteration, ``ds.decode``, ``ds.order``, ``ds.index``.
+    _args: Tuple[Any, ...]
 
-    Zero copy and lifetime: every ``memoryview`` (and every bytes column of
-    ``decode`` with ``borrow``) points into the file's memory map; the map
-    stays alive while any such view does, even after the dataset is gone
-    (``del ds`` cannot invalidate a view). Truncating the file on disk while
-    it is mapped is not supported (the OS may then fault on access).
+    if TYPE_CHECKING:
 
-    A dataset pickles as its arguments: unpickling (a ``spawn`` worker, a Ray
-    task) reopens the files in that process; nothing is shared by accident.
-    """
-
-    def __init__(
-        self,
-        paths: Union[PathLike, Sequence[PathLike]],
-        index: Optional[PathLike] = None,
-        framing: str = "auto",
-        payload: str = "auto",
-        verify_crc: bool = True,
-    ) -> None:
-        # The native __new__ opened everything; keep the arguments to pickle.
-        self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), index, framing, payload, verify_crc)
+        def __len__(self) -> int: ...
+        def __getitem__(self, i: int) -> Dict[str, Any]: ...
+        def _decode(self, ids: Any, spec: Any, threads: int = 1) -> Any: ...
+        def _order(self, *args: Any) -> Order: ...
 
     def __reduce__(self):
         return (type(self), self._args)
@@ -133,6 +116,68 @@ class Dataset(_NativeDataset):
         return Cursor(self, **kwargs)
 
 
+class Dataset(_Methods, _NativeDataset):
+    """Records of one or more TFRecord/OFRecord files as one id space.
+
+    ``Dataset(paths, index=None, framing="auto", payload="auto", verify_crc=True)``:
+    ``paths`` is a path, a glob pattern (``*``/``?`` in the file name) or a
+    list of paths; each file's sidecar index ``<file>.rwindex`` is used when
+    current, else the index is built while opening. ``len(ds)``, ``ds[i]``
+    (a dict name -> numpy array, or a list of ``memoryview``s for bytes
+    values), ``ds.raw(i)`` (the payload as a ``memoryview``), ``ds.get_many``,
+    iteration, ``ds.decode``, ``ds.order``, ``ds.index``.
+
+    Zero copy and lifetime: every ``memoryview`` (and every bytes column of
+    ``decode`` with ``borrow``) points into the file's memory map; the map
+    stays alive while any such view does, even after the dataset is gone
+    (``del ds`` cannot invalidate a view). Truncating the file on disk while
+    it is mapped is not supported (the OS may then fault on access).
+
+    A dataset pickles as its arguments: unpickling (a ``spawn`` worker, a Ray
+    task) reopens the files in that process; nothing is shared by accident.
+    """
+
+    def __init__(
+        self,
+        paths: Union[PathLike, Sequence[PathLike]],
+        index: Optional[PathLike] = None,
+        framing: str = "auto",
+        payload: str = "auto",
+        verify_crc: bool = True,
+    ) -> None:
+        # The native __new__ opened everything; keep the arguments to pickle.
+        self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), index, framing, payload, verify_crc)
+
+
+class GzDataset(_Methods, _NativeGzDataset):
+    """Records of GZIP- or ZLIB-compressed TFRecord/OFRecord files as one id
+    space, read by id without decompressing the files whole.
+
+    ``GzDataset(paths, framing="auto", payload="auto", verify_crc=True)``:
+    each file is read through its checkpoint index (``recordwire index``
+    writes it as ``<file>.rwindex``; ``ds.index(spacing)`` too), else one
+    built while opening (a streaming pass). A record is inflated from the
+    nearest checkpoint, at most about the spacing (1 MiB) before it; a
+    block-compressed file (``recordwire convert --gzip-blocks``,
+    ``Writer(..., gzip_blocks=...)``) inflates one small member per read.
+    ``get_many`` and ``decode`` read their ids in file order, so that each
+    span is inflated once; a page-aware order with ``page_size`` set to the
+    spacing keeps an epoch to one inflate per span.
+
+    The same methods as ``Dataset``; values are copies (``raw`` gives
+    ``bytes``), since they come out of the inflater.
+    """
+
+    def __init__(
+        self,
+        paths: Union[PathLike, Sequence[PathLike]],
+        framing: str = "auto",
+        payload: str = "auto",
+        verify_crc: bool = True,
+    ) -> None:
+        self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), framing, payload, verify_crc)
+
+
 class Lazy:
     """A dataset opened in the process that reads it: the adapters keep one
     (it pickles as the arguments), so that a forked or spawned worker opens
@@ -178,7 +223,7 @@ class Cursor:
     ids (fewer at the end of an epoch), ``set_epoch(e)`` starts epoch ``e``.
     """
 
-    def __init__(self, dataset: Dataset, epoch: int = 0, **order: Any) -> None:
+    def __init__(self, dataset: "_Methods", epoch: int = 0, **order: Any) -> None:
         self._spec = dict(order)
         self._order = dataset._order(**order)
         self.epoch = epoch

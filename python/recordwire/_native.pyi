@@ -52,6 +52,7 @@ class Writer:
         framing: str = "tfrecord",
         payload: str = "example",
         compression: Optional[str] = "none",
+        gzip_blocks: Optional[int] = None,
     ) -> None: ...
     def write(self, record: Union[Dict[Union[str, bytes], Any], bytes, bytearray, memoryview]) -> None: ...
     @property
@@ -111,3 +112,43 @@ class Dataset:
         window: int = 8,
     ) -> Order: ...
     def index(self, path: Optional[_Path] = None, format: str = "native") -> List[pathlib.Path]: ...
+
+class GzDataset:
+    """The native compressed dataset; ``recordwire.GzDataset`` subclasses it."""
+
+    def __new__(
+        cls,
+        paths: Union[_Path, Sequence[_Path]],
+        framing: str = "auto",
+        payload: str = "auto",
+        verify_crc: bool = True,
+    ) -> "GzDataset": ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int) -> Dict[str, Union[npt.NDArray[Any], List[memoryview]]]: ...
+    @property
+    def payload(self) -> str: ...
+    @property
+    def files(self) -> List[str]: ...
+    @property
+    def block_compressed(self) -> List[bool]: ...
+    def raw(self, i: int) -> bytes: ...
+    def get_many(self, ids: Union[Sequence[int], npt.NDArray[np.int64]], raw: bool = False) -> List[Any]: ...
+    def _decode(
+        self,
+        ids: Union[Sequence[int], npt.NDArray[np.int64]],
+        spec: Union[Spec, str, Dict[str, Any]],
+        threads: int = 1,
+    ) -> Tuple[int, Dict[str, ColumnParts], Dict[str, ColumnParts]]: ...
+    def _order(
+        self,
+        mode: str = "shuffle",
+        seed: int = 0,
+        rank: int = 0,
+        world: int = 1,
+        worker: int = 0,
+        workers: int = 1,
+        tail: str = "pad",
+        page_size: int = 4096,
+        window: int = 8,
+    ) -> Order: ...
+    def index(self, spacing: int = 1048576) -> List[pathlib.Path]: ...

@@ -57,6 +57,11 @@ pub fn memoryview_of<'py>(py: Python<'py>, bytes: Bytes) -> PyResult<Bound<'py, 
 }
 
 impl Maps {
+    /// No views: every bytes value is copied (values of inflated records).
+    pub fn empty() -> Maps {
+        Maps { views: Vec::new() }
+    }
+
     /// The views of every file of `dataset`.
     pub fn new(py: Python<'_>, dataset: &CoreDataset) -> PyResult<Maps> {
         let mut views = Vec::with_capacity(dataset.shards().len());

@@ -39,7 +39,7 @@ pub struct Dataset {
 
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
 /// in the last component, as `Dataset::glob`), or a list of paths.
-fn files_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+pub(crate) fn files_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
     if let Ok(one) = paths.extract::<PathBuf>() {
         let s = one.as_os_str().as_encoded_bytes();
         let wild = one
@@ -83,7 +83,7 @@ fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, recor
     }
 }
 
-fn parse_name<T: std::str::FromStr>(what: &str, s: &str) -> PyResult<T>
+pub(crate) fn parse_name<T: std::str::FromStr>(what: &str, s: &str) -> PyResult<T>
 where
     T::Err: std::fmt::Display,
 {
@@ -92,7 +92,7 @@ where
 }
 
 /// A Python index (negative from the end) as a record id.
-fn record_id(i: i64, len: u64) -> PyResult<u64> {
+pub(crate) fn record_id(i: i64, len: u64) -> PyResult<u64> {
     let id = if i < 0 {
         len.checked_sub(i.unsigned_abs())
     } else {

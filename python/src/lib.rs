@@ -12,6 +12,7 @@ mod buffers;
 mod columns;
 mod dataset;
 mod errors;
+mod gz;
 mod order;
 mod record;
 mod spec;
@@ -31,6 +32,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<errors::Error>())?;
     m.add("PanicError", py.get_type::<errors::PanicError>())?;
     m.add_class::<dataset::Dataset>()?;
+    m.add_class::<gz::GzDataset>()?;
     m.add_class::<spec::Spec>()?;
     m.add_class::<order::Order>()?;
     m.add_class::<writer::Writer>()?;

@@ -177,15 +177,17 @@ fn features_of(d: &Bound<'_, PyDict>, ofrecord: bool) -> PyResult<Features> {
 #[pymethods]
 impl Writer {
     /// Opens `path` for writing (to a temporary file beside it, renamed over
-    /// it by `close`).
+    /// it by `close`). `gzip_blocks=N`: block-compressed GZIP, a member of
+    /// whole records every N bytes or so (sets the compression to gzip).
     #[new]
-    #[pyo3(signature = (path, framing="tfrecord", payload="example", compression="none"))]
+    #[pyo3(signature = (path, framing="tfrecord", payload="example", compression="none", gzip_blocks=None))]
     fn new(
         py: Python<'_>,
         path: PathBuf,
         framing: &str,
         payload: &str,
         compression: Option<&str>,
+        gzip_blocks: Option<u64>,
     ) -> PyResult<Self> {
         guard(|| {
             let framing: Framing = framing
@@ -210,7 +212,10 @@ impl Writer {
                     "payload ofrecord goes with framing ofrecord, and the other payloads with tfrecord",
                 ));
             }
-            let options = WriterOptions::new(framing).with_compression(compression);
+            let mut options = WriterOptions::new(framing).with_compression(compression);
+            if let Some(n) = gzip_blocks {
+                options = options.with_gzip_blocks(n);
+            }
             let w = RecordWriter::create(&path, options).map_err(|e| io_error(py, &path, e))?;
             Ok(Writer {
                 path,

@@ -343,20 +343,12 @@ impl Dataset {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        let Some(page) = spec.mode.page_size() else {
-            return Order::for_count(self.len(), spec);
-        };
-        let page = page.max(1);
-        let mut offsets = Vec::with_capacity(usize::try_from(self.len()).unwrap_or(0));
-        let mut base = 0u64;
-        for shard in &self.shards {
-            offsets.extend(shard.index.starts().iter().map(|&o| base.saturating_add(o)));
-            let size = shard.file.len() as u64;
-            base = base
-                .saturating_add(size.div_ceil(page).saturating_mul(page))
-                .saturating_add(page);
-        }
-        Order::new(self.len(), &offsets, spec)
+        let files: Vec<(&[u64], u64)> = self
+            .shards
+            .iter()
+            .map(|s| (s.index.starts(), s.file.len() as u64))
+            .collect();
+        Order::of_files(&files, spec)
     }
 
     /// The data of global record `global` as an owned handle sharing its

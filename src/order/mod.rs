@@ -331,6 +331,32 @@ pub struct Order {
 }
 
 impl Order {
+    /// The orders of the records of several files as one id space (the
+    /// first file's ids first): `files` gives each file's record start
+    /// offsets (its records' count is their number) and its size. The page
+    /// modes keep each file's pages apart (a file starts on a fresh page,
+    /// with a gap page between files); the others need only the counts.
+    ///
+    /// # Errors
+    ///
+    /// As [`Order::new`].
+    pub fn of_files(files: &[(&[u64], u64)], spec: OrderSpec) -> Result<Order, OrderError> {
+        let count = files.iter().map(|f| f.0.len() as u64).sum();
+        let Some(page) = spec.mode.page_size() else {
+            return Order::for_count(count, spec);
+        };
+        let page = page.max(1);
+        let mut offsets = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
+        let mut base = 0u64;
+        for &(starts, size) in files {
+            offsets.extend(starts.iter().map(|&o| base.saturating_add(o)));
+            base = base
+                .saturating_add(size.div_ceil(page).saturating_mul(page))
+                .saturating_add(page);
+        }
+        Order::new(count, &offsets, spec)
+    }
+
     /// The orders of `count` records for `spec`.
     ///
     /// `offsets` holds the start offset of each record, sorted, as an index

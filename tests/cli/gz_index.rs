@@ -80,14 +80,7 @@ fn tensorflow_gzip_and_zlib_files_read_by_id_through_their_checkpoints() {
         // Orders are those of the plain file (same record offsets).
         for mode in [
             vec!["--mode", "shuffle", "--seed", "7"],
-            vec![
-                "--mode",
-                "page-aware",
-                "--page-size",
-                "4096",
-                "--seed",
-                "7",
-            ],
+            vec!["--mode", "page-aware", "--page-size", "4096", "--seed", "7"],
         ] {
             let mut a = vec!["order", file.as_str()];
             a.extend(&mode);

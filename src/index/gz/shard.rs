@@ -181,6 +181,11 @@ impl GzShard {
         &self.name
     }
 
+    /// The file's name, shared (what its records' `file` points to).
+    pub fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
     /// The framing of its records.
     pub fn framing(&self) -> Framing {
         self.framing

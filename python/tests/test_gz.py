@@ -1,0 +1,123 @@
+"""GZIP/ZLIB files read by id through their checkpoint indexes (GzDataset):
+TensorFlow's own compressed files, Python's gzip at several levels and in
+several members, and the block-compressed output of Writer(gzip_blocks=...),
+which TensorFlow reads record for record."""
+
+import gzip
+import pickle
+import zlib
+
+import numpy as np
+import pytest
+
+import recordwire
+from conftest import TESTDATA
+
+tf = pytest.importorskip("tensorflow", reason="tensorflow-cpu is installed by ./test.sh and .ci/run: it must not be missing there")
+
+REF = TESTDATA / "ref"
+PLAIN = REF / "examples.tfrecord"
+
+
+def same_dict(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        if isinstance(a[k], np.ndarray):
+            np.testing.assert_array_equal(a[k], b[k])
+        else:
+            assert [bytes(v) for v in a[k]] == [bytes(v) for v in b[k]]
+
+
+@pytest.mark.parametrize("name", ["examples.tfrecord.gz", "examples.tfrecord.zlib"])
+def test_tensorflow_compressed_files_by_id(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes((REF / name).read_bytes())
+    plain = recordwire.Dataset(str(PLAIN))
+    ds = recordwire.GzDataset(str(path))
+    assert len(ds) == len(plain) == 40
+    assert ds.payload == "example"
+    for i in range(len(ds)):
+        assert ds.raw(i) == bytes(plain.raw(i))
+        same_dict(ds[i], plain[i])
+    ids = [39, 0, 17, 17, -1, 3]
+    assert ds.get_many(ids, raw=True) == [bytes(v) for v in plain.get_many(ids, raw=True)]
+    for a, b in zip(ds.get_many(ids), plain.get_many(ids)):
+        same_dict(a, b)
+    with pytest.raises(IndexError):
+        ds.raw(40)
+    # Orders over the same record offsets are the same ids.
+    for mode in ["shuffle", "page-aware"]:
+        np.testing.assert_array_equal(ds.order(mode=mode, seed=3), plain.order(mode=mode, seed=3))
+    # Written checkpoint sidecars, at several spacings, read the same.
+    for spacing in [1, 4096, 1 << 30]:
+        assert ds.index(spacing) == [path.with_name(name + ".rwindex")]
+        again = recordwire.GzDataset(str(path))
+        assert [again.raw(i) for i in range(40)] == [ds.raw(i) for i in range(40)]
+    # Pickles as its arguments.
+    clone = pickle.loads(pickle.dumps(ds))
+    assert clone.raw(7) == ds.raw(7)
+
+
+def test_decode_equals_the_plain_dataset(tmp_path):
+    path = tmp_path / "e.tfrecord.gz"
+    path.write_bytes((REF / "examples.tfrecord.gz").read_bytes())
+    # The spec `recordwire inspect --spec` infers for this file, in part.
+    spec = {"features": {
+        "varint_edges": {"form": "var_len", "dtype": "int64"},
+        "floats": {"form": "var_len", "dtype": "float32"},
+        "all_bytes": {"form": "var_len", "dtype": "bytes"},
+    }}
+    ids = [5, 0, 39, 12, 12]
+    plain = recordwire.Dataset(str(PLAIN)).decode(ids, spec)
+    got = recordwire.GzDataset(str(path)).decode(ids, spec)
+    for name in ["varint_edges", "floats"]:
+        np.testing.assert_array_equal(got[name].values, plain[name].values)
+        np.testing.assert_array_equal(got[name].row_splits, plain[name].row_splits)
+    assert got["all_bytes"].values.to_list() == plain["all_bytes"].values.to_list()
+
+
+@pytest.mark.parametrize("level", [1, 6, 9])
+@pytest.mark.parametrize("members", [1, 3])
+def test_python_gzip_levels_and_members(tmp_path, level, members):
+    data = PLAIN.read_bytes()
+    cuts = [len(data) * k // members + 7 * (k > 0) for k in range(members)] + [len(data)]
+    blob = b"".join(gzip.compress(data[a:b], compresslevel=level) for a, b in zip(cuts, cuts[1:]))
+    path = tmp_path / f"p{level}_{members}.tfrecord.gz"
+    path.write_bytes(blob)
+    plain = recordwire.Dataset(str(PLAIN))
+    ds = recordwire.GzDataset(str(path))
+    assert [ds.raw(i) for i in range(40)] == [bytes(plain.raw(i)) for i in range(40)]
+    # Cut inside records: not block-compressed.
+    assert ds.block_compressed == [False]
+    zpath = tmp_path / f"z{level}.tfrecord.zlib"
+    zpath.write_bytes(zlib.compress(data, level))
+    zds = recordwire.GzDataset(str(zpath))
+    assert [zds.raw(i) for i in range(40)] == [ds.raw(i) for i in range(40)]
+
+
+def test_tensorflow_reads_block_compressed_output(tmp_path):
+    out = tmp_path / "blocks.tfrecord.gz"
+    rows = [{"i": i, "v": np.arange(i % 50, dtype=np.float32), "s": [b"y" * (i % 300)]} for i in range(3000)]
+    with recordwire.Writer(out, gzip_blocks=16384) as w:
+        for r in rows:
+            w.write(r)
+    tf_payloads = [r.numpy() for r in tf.data.TFRecordDataset(str(out), compression_type="GZIP")]
+    assert len(tf_payloads) == len(rows)
+    ds = recordwire.GzDataset(str(out))
+    assert ds.block_compressed == [True]
+    assert len(ds) == len(rows)
+    # The same ids give the same records, in any order.
+    ids = list(range(len(rows)))[::-7] + [0, 2999, 1500]
+    assert ds.get_many(ids, raw=True) == [tf_payloads[i] for i in ids]
+    assert [ds.raw(i) for i in range(0, 3000, 97)] == tf_payloads[::97]
+    for i in [0, 1234, 2999]:
+        ex = tf.train.Example.FromString(tf_payloads[i])
+        assert list(ex.features.feature["i"].int64_list.value) == [i]
+        np.testing.assert_array_equal(ds[i]["i"], [i])
+    # Python's gzip reads it whole too (several members, one stream): the
+    # same bytes as the records written uncompressed.
+    plain = tmp_path / "plain.tfrecord"
+    with recordwire.Writer(plain) as w:
+        for r in rows:
+            w.write(r)
+    assert gzip.decompress(out.read_bytes()) == plain.read_bytes()
