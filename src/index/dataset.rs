@@ -469,7 +469,9 @@ pub(crate) fn load_sidecar(
     mmap: bool,
 ) -> Result<Option<Index>, Error> {
     let sidecar = sidecar_path(path);
-    if path == Path::new("-") || !sidecar.is_file() {
+    // A checkpoint index is for reading the compressed file by id
+    // ([`super::GzShard`]); the whole-file reader has no use for it.
+    if path == Path::new("-") || !sidecar.is_file() || super::gz::is_gz_index(&sidecar) {
         return Ok(None);
     }
     let _ = Access::Random.advise(file);

@@ -44,6 +44,7 @@ mod shard;
 mod tests;
 
 pub use access::GzCache;
+pub(crate) use shard::is_gz_index;
 pub use shard::GzShard;
 
 /// The magic number that starts a checkpoint index file: `RWGZIDX` and a
