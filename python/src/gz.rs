@@ -9,10 +9,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use recordwire::batch::{Batch, Decoder};
 use recordwire::frame::{Framing, ReadOptions, Record};
-use recordwire::index::{sidecar_path, GzCache, GzIndex, GzShard};
+use recordwire::index::{sidecar_path, GzCaches, GzDataset as CoreGzDataset, GzIndex};
 use recordwire::io::OpenOptions;
 use recordwire::names::Auto;
-use recordwire::order::Order as CoreOrder;
 use recordwire::view::{detect_payload, PayloadKind};
 
 use crate::buffers::Maps;
@@ -29,12 +28,10 @@ use crate::spec::spec_of;
 /// Subclassed by the pure-Python `recordwire.GzDataset`.
 #[pyclass(frozen, subclass, module = "recordwire._native")]
 pub struct GzDataset {
-    shards: Vec<GzShard>,
-    /// `bases[k]`: the global id of shard `k`'s first record; then the total.
-    bases: Vec<u64>,
+    inner: CoreGzDataset,
     payload: PayloadKind,
-    /// One inflate cache per shard (reads in file order continue them).
-    caches: Mutex<Vec<GzCache>>,
+    /// The inflate caches (reads in file order continue them).
+    caches: Mutex<GzCaches>,
     /// Values are copied out of the inflated spans: no map to slice.
     maps: Maps,
     decoder: Mutex<Option<(usize, std::sync::Arc<Decoder>)>>,
@@ -48,17 +45,11 @@ struct Copied {
     end_offset: u64,
     start: usize,
     end: usize,
-    shard: usize,
 }
 
 impl GzDataset {
-    fn locate(&self, global: u64) -> (usize, u64) {
-        let k = self.bases.partition_point(|&b| b <= global) - 1;
-        (k, global - self.bases[k])
-    }
-
     fn len(&self) -> u64 {
-        self.bases.last().copied().unwrap_or(0)
+        self.inner.len()
     }
 
     /// Python ids (negative from the end) as record ids.
@@ -79,33 +70,22 @@ impl GzDataset {
             .lock()
             .map_err(|_| recordwire::Error::io(std::io::Error::other("a read panicked")))?;
         let mut slots: Vec<Option<Copied>> = (0..ids.len()).map(|_| None).collect();
-        let mut by_shard: Vec<Vec<(usize, u64)>> = vec![Vec::new(); self.shards.len()];
-        for (pos, &g) in ids.iter().enumerate() {
-            let (k, local) = self.locate(g);
-            by_shard[k].push((pos, local));
-        }
         let mut scratch = Vec::new();
-        for (k, wanted) in by_shard.iter().enumerate() {
-            if wanted.is_empty() {
-                continue;
-            }
-            let locals: Vec<u64> = wanted.iter().map(|w| w.1).collect();
-            self.shards[k].get_many(&locals, &mut caches[k], &mut scratch, |p, r| {
+        self.inner
+            .get_many(ids, &mut caches, &mut scratch, |pos, r| {
                 if let Some(r) = r {
                     let start = arena.len();
                     arena.extend_from_slice(r.data);
-                    slots[wanted[p].0] = Some(Copied {
-                        id: self.bases[k] + r.id,
+                    slots[pos] = Some(Copied {
+                        id: r.id,
                         offset: r.offset,
                         data_offset: r.data_offset,
                         end_offset: r.end,
                         start,
                         end: arena.len(),
-                        shard: k,
                     });
                 }
             })?;
-        }
         Ok(slots.into_iter().flatten().collect())
     }
 
@@ -116,7 +96,10 @@ impl GzDataset {
             data_offset: c.data_offset,
             end: c.end_offset,
             data: &arena[c.start..c.end],
-            file: Some(self.shards[c.shard].name_arc()),
+            file: self
+                .inner
+                .locate(c.id)
+                .map(|(k, _)| self.inner.shards()[k].name_arc()),
         }
     }
 }
@@ -144,24 +127,13 @@ impl GzDataset {
             let options = OpenOptions::default()
                 .with_framing(framing.get())
                 .with_read(read);
-            let shards = py
-                .detach(|| {
-                    files
-                        .iter()
-                        .map(|f| GzShard::open(f, &options))
-                        .collect::<Result<Vec<_>, _>>()
-                })
+            let inner = py
+                .detach(|| CoreGzDataset::open(&files, &options))
                 .map_err(|e| to_py(&e))?;
-            let mut bases = vec![0u64];
-            for s in &shards {
-                bases.push(bases.last().copied().unwrap_or(0) + s.len());
-            }
-            let caches = shards.iter().map(|_| GzCache::new()).collect();
             let mut ds = GzDataset {
-                shards,
-                bases,
+                inner,
                 payload: PayloadKind::Example,
-                caches: Mutex::new(caches),
+                caches: Mutex::new(GzCaches::default()),
                 maps: Maps::empty(),
                 decoder: Mutex::new(None),
             };
@@ -187,14 +159,19 @@ impl GzDataset {
     /// The file names, in id order.
     #[getter]
     fn files(&self) -> Vec<String> {
-        self.shards.iter().map(|s| s.name().to_owned()).collect()
+        self.inner
+            .shards()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect()
     }
 
     /// Whether each file is block-compressed (GZIP members of whole
     /// records: a read inflates one member).
     #[getter]
     fn block_compressed(&self) -> Vec<bool> {
-        self.shards
+        self.inner
+            .shards()
             .iter()
             .map(|s| s.index().is_block_compressed())
             .collect()
@@ -334,14 +311,7 @@ impl GzDataset {
                 mode, seed, rank, world, worker, workers, tail, page_size, window,
             )?;
             let order = py
-                .detach(|| {
-                    let files: Vec<(&[u64], u64)> = self
-                        .shards
-                        .iter()
-                        .map(|s| (s.index().records().starts(), s.index().decompressed_size()))
-                        .collect();
-                    CoreOrder::of_files(&files, spec)
-                })
+                .detach(|| self.inner.order(spec))
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
             Ok(Order::new(order))
         })
@@ -355,7 +325,7 @@ impl GzDataset {
         guard(|| {
             py.detach(|| {
                 let mut written = Vec::new();
-                for s in &self.shards {
+                for s in self.inner.shards() {
                     let index = GzIndex::build(
                         s.compressed(),
                         s.index().compression(),
@@ -377,7 +347,7 @@ impl GzDataset {
         format!(
             "GzDataset({} records in {} files, payload {})",
             self.len(),
-            self.shards.len(),
+            self.inner.shards().len(),
             self.payload.name()
         )
     }
@@ -387,14 +357,15 @@ impl GzDataset {
     /// The payload kind, sniffed from the first records of the first
     /// non-empty file (OFRecord framing holds OFRecords).
     fn detect(&self) -> PyResult<PayloadKind> {
-        let Some(k) = self.shards.iter().position(|s| !s.is_empty()) else {
+        let shards = self.inner.shards();
+        let Some(k) = shards.iter().position(|s| !s.is_empty()) else {
             return Ok(PayloadKind::Example);
         };
-        if self.shards[k].framing() == Framing::OfRecord {
+        if shards[k].framing() == Framing::OfRecord {
             return Ok(PayloadKind::OfRecord);
         }
-        let n = self.shards[k].len().min(64);
-        let ids: Vec<u64> = (0..n).map(|i| self.bases[k] + i).collect();
+        let base: u64 = shards[..k].iter().map(|s| s.len()).sum();
+        let ids: Vec<u64> = (0..shards[k].len().min(64)).map(|i| base + i).collect();
         let mut arena = Vec::new();
         let got = self.copy_out(&ids, &mut arena).map_err(|e| to_py(&e))?;
         Ok(detect_payload(got.iter().map(|c| &arena[c.start..c.end])))

@@ -86,8 +86,8 @@ mod readahead;
 pub(crate) use dataset::{index_file_at, load_sidecar};
 pub use dataset::{Dataset, IndexOrigin, Shard};
 pub use gz::{
-    Checkpoint, GzCache, GzIndex, GzShard, DEFAULT_SPACING, GZ_HEADER_LEN, GZ_MAGIC, GZ_POINT_LEN,
-    GZ_VERSION, MIN_SPACING,
+    Checkpoint, GzCache, GzCaches, GzDataset, GzIndex, GzShard, DEFAULT_SPACING, GZ_HEADER_LEN,
+    GZ_MAGIC, GZ_POINT_LEN, GZ_VERSION, MIN_SPACING,
 };
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use pad::is_pad;

@@ -39,11 +39,13 @@ use crate::io::Compression;
 
 mod access;
 mod build;
+mod dataset;
 mod shard;
 #[cfg(test)]
 mod tests;
 
 pub use access::GzCache;
+pub use dataset::{GzCaches, GzDataset};
 pub(crate) use shard::is_gz_index;
 pub use shard::GzShard;
 

@@ -339,3 +339,66 @@ proptest! {
         prop_assert!(seen.iter().all(|&s| s));
     }
 }
+
+#[test]
+fn a_dataset_of_compressed_shards_reads_as_the_plain_one() {
+    use crate::index::{Dataset, GzCaches, GzDataset};
+    use crate::order::{Mode, OrderSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut plain_paths, mut gz_paths) = (Vec::new(), Vec::new());
+    for k in 0..3 {
+        let recs = records(300 + 100 * k, 2000, 10 + k as u64);
+        let plain = file_of(Framing::TfRecord, recs.iter().map(|r| &r[..]));
+        let p = dir.path().join(format!("s{k}.tfrecord"));
+        std::fs::write(&p, &plain).unwrap();
+        let g = dir.path().join(format!("s{k}.tfrecord.gz"));
+        // One block-compressed shard, two plain GZIP ones.
+        let bytes = if k == 1 {
+            let mut w = RecordWriter::new(
+                Vec::new(),
+                WriterOptions::new(Framing::TfRecord).with_gzip_blocks(20_000),
+            );
+            for r in &recs {
+                w.write_record(r).unwrap();
+            }
+            w.finish().unwrap()
+        } else {
+            gzip(&plain, 6)
+        };
+        std::fs::write(&g, bytes).unwrap();
+        plain_paths.push(p);
+        gz_paths.push(g);
+    }
+    let plain = Dataset::open(&plain_paths, &Default::default()).unwrap();
+    let gz = GzDataset::open(&gz_paths, &Default::default()).unwrap();
+    assert_eq!(gz.len(), plain.len());
+    assert!(gz.shards()[1].index().is_block_compressed());
+    let mut caches = GzCaches::default();
+    for id in (0..gz.len()).rev().step_by(7) {
+        let a = gz.get(id, &mut caches).unwrap().unwrap();
+        let (data, got_id) = (a.data.to_vec(), a.id);
+        let b = plain.get(id).unwrap().unwrap();
+        assert_eq!((got_id, &data[..]), (b.id, b.data), "record {id}");
+    }
+    assert!(gz.get(gz.len(), &mut caches).unwrap().is_none());
+    let ids: Vec<u64> = vec![899, 0, 450, 899, 1000, 5000, 301];
+    let mut got = vec![None; ids.len()];
+    gz.get_many(&ids, &mut caches, &mut Vec::new(), |pos, r| {
+        got[pos] = Some(r.map(|r| (r.id, r.data.to_vec())));
+    })
+    .unwrap();
+    for (pos, &id) in ids.iter().enumerate() {
+        let want = plain.get(id).unwrap().map(|r| (r.id, r.data.to_vec()));
+        assert_eq!(got[pos], Some(want), "position {pos}");
+    }
+    for mode in [Mode::Shuffle, Mode::PageAware { page_size: 4096 }] {
+        let spec = OrderSpec {
+            mode,
+            seed: 5,
+            ..OrderSpec::default()
+        };
+        let a: Vec<u64> = gz.order(spec).unwrap().epoch(1).iter().collect();
+        let b: Vec<u64> = plain.order(spec).unwrap().epoch(1).iter().collect();
+        assert_eq!(a, b, "{mode:?}");
+    }
+}
