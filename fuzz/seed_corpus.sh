@@ -17,6 +17,8 @@
 #   deflate                 the raw deflate data of the .gz and .zlib files (GZIP/ZLIB header
 #                           and trailer cut off when the header is the plain 10 or 2 bytes), up
 #                           to 16 KiB; and the first 4 KiB of the other files, to compress
+#   gz_index                a spacing byte (12: 4 KiB) + the .gz and .zlib files (up to 16 KiB);
+#                           the kept corpus holds whole small valid ones
 #   order                   one input per mode, tail policy and scale (the first byte picks
 #                           them, see fuzz/src/order.rs), the rest cut from a reference file
 #
@@ -30,7 +32,7 @@ testdata=../testdata
 corpus=corpus
 max=16384
 
-targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels deflate"
+targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels deflate gz_index"
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
@@ -48,6 +50,8 @@ for f in "$testdata"/ref/* "$testdata"/index/*.tfrecord "$testdata"/bad/* "$test
         case "$f" in *.gz) skip=10 ;; esac
         dd if="$f" of="$corpus/deflate/$name" iflag=skip_bytes,count_bytes \
             skip="$skip" count="$max" status=none
+        # gz_index: a spacing byte (4 KiB: 12), then the whole file.
+        { printf '\014'; head -c "$max" "$f"; } >"$corpus/gz_index/$name"
         ;;
     *) head -c 4096 "$f" >"$corpus/deflate/$name" ;;
     esac

@@ -16,6 +16,7 @@ use recordwire::view::{
 use recordwire::{DecodeError, Error, ErrorKind};
 
 pub mod batch;
+pub mod gz;
 pub mod order;
 pub mod targets;
 

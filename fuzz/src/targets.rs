@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The names of the targets, as `cargo fuzz list` gives them.
-pub const NAMES: [&str; 14] = [
+pub const NAMES: [&str; 15] = [
     "framing",
     "stream",
     "example_view",
@@ -28,6 +28,7 @@ pub const NAMES: [&str; 14] = [
     "batch_decode",
     "arch_kernels",
     "deflate",
+    "gz_index",
 ];
 
 /// Runs the target `name` on `data`; `false` when there is no such target.
@@ -47,6 +48,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "batch_decode" => super::batch::batch_decode(data),
         "arch_kernels" => arch_kernels(data),
         "deflate" => deflate(data),
+        "gz_index" => super::gz::gz_index(data),
         _ => return false,
     }
     true

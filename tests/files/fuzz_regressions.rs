@@ -126,6 +126,7 @@ targets!(
     batch_decode,
     arch_kernels,
     deflate,
+    gz_index,
 );
 
 /// Every saved crash belongs to a target.
