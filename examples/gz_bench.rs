@@ -14,9 +14,10 @@
 //!   to the streaming pass, the index size (bytes and % of the compressed
 //!   file), and `get` p50/p99 over 2 000 random ids with one cache (µs);
 //! - epochs with the default spacing: every record in file order through
-//!   `get` (one cache), in a page-aware shuffled order whose pages are the
-//!   checkpoint spacing (each span inflated once), and, for contrast, 5 000
-//!   ids of a full shuffle (per record, extrapolated).
+//!   `get` (one cache), in page-aware shuffled orders whose pages are 1 MiB of
+//!   the decompressed stream or the checkpoint spans (page size 0: each span
+//!   inflated once), and, for contrast, 5 000 ids of a full shuffle (per
+//!   record, extrapolated).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -25,7 +26,7 @@ use bytes::Bytes;
 use recordwire::frame::{Framing, ReadOptions};
 use recordwire::index::{GzCache, GzIndex, DEFAULT_SPACING};
 use recordwire::io::{Compression, OpenOptions, Source};
-use recordwire::order::{Mode, Order, OrderSpec};
+use recordwire::order::{Mode, OrderSpec};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -141,27 +142,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "epoch in file order through get: {secs:.3} s ({:.2}x the streaming pass), {k} records, {restarts} restarts",
         secs / stream
     );
-    let page = if index.is_block_compressed() {
-        // The members: their mean uncompressed size.
-        index.decompressed_size() / index.checkpoints().len().max(1) as u64
-    } else {
-        DEFAULT_SPACING
-    };
-    let order = Order::new(
-        n,
-        index.records().starts(),
-        OrderSpec {
+    for (what, page) in [("pages of 1 MiB", DEFAULT_SPACING), ("checkpoint spans", 0)] {
+        let order = index.order(OrderSpec {
             mode: Mode::PageAware { page_size: page },
             seed: 7,
             ..OrderSpec::default()
-        },
-    )?;
-    let ids: Vec<u64> = order.epoch(0).iter().collect();
-    let (secs, k, restarts) = epoch(&mut ids.iter().copied())?;
-    println!(
-        "epoch page-aware shuffled (pages of {page} bytes): {secs:.3} s ({:.2}x the streaming pass), {k} records, {restarts} restarts",
-        secs / stream
-    );
+        })?;
+        let ids: Vec<u64> = order.epoch(0).iter().collect();
+        let (secs, k, restarts) = epoch(&mut ids.iter().copied())?;
+        println!(
+            "epoch page-aware shuffled ({what}): {secs:.3} s ({:.2}x the streaming pass), {k} records, {restarts} restarts",
+            secs / stream
+        );
+    }
     let shuffled: Vec<u64> = (0..5000).map(|_| next() % n).collect();
     let (secs, k, restarts) = epoch(&mut shuffled.iter().copied())?;
     let per = secs / k as f64;

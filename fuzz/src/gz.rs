@@ -35,12 +35,16 @@ pub fn gz_index(data: &[u8]) {
         let opts = ReadOptions::default();
         let mut cache = GzCache::new();
         for (i, want) in streamed.iter().enumerate() {
-            let got = index.get(&bytes, i as u64, &opts, &mut cache).expect("valid");
+            let got = index
+                .get(&bytes, i as u64, &opts, &mut cache)
+                .expect("valid");
             assert_eq!(got.map(|r| r.data), Some(*want), "record {i} in order");
         }
         let mut cache = GzCache::new();
         for (i, want) in streamed.iter().enumerate().rev() {
-            let got = index.get(&bytes, i as u64, &opts, &mut cache).expect("valid");
+            let got = index
+                .get(&bytes, i as u64, &opts, &mut cache)
+                .expect("valid");
             assert_eq!(got.map(|r| r.data), Some(*want), "record {i} backwards");
         }
         let mut native = Vec::new();

@@ -161,8 +161,9 @@ class GzDataset(_Methods, _NativeGzDataset):
     block-compressed file (``recordwire convert --gzip-blocks``,
     ``Writer(..., gzip_blocks=...)``) inflates one small member per read.
     ``get_many`` and ``decode`` read their ids in file order, so that each
-    span is inflated once; a page-aware order with ``page_size`` set to the
-    spacing keeps an epoch to one inflate per span.
+    span is inflated once; ``order(mode="page-aware", page_size=0)`` makes
+    each checkpoint span a page, which keeps a shuffled epoch to one inflate
+    per span.
 
     The same methods as ``Dataset``; values are copies (``raw`` gives
     ``bytes``), since they come out of the inflater.

@@ -48,6 +48,11 @@ def test_tensorflow_compressed_files_by_id(tmp_path, name):
     # Orders over the same record offsets are the same ids.
     for mode in ["shuffle", "page-aware"]:
         np.testing.assert_array_equal(ds.order(mode=mode, seed=3), plain.order(mode=mode, seed=3))
+    # Page size 0: checkpoint spans as pages, a permutation of the ids.
+    spans = ds.order(mode="page-aware", page_size=0, seed=3)
+    assert sorted(spans.tolist()) == list(range(40))
+    with pytest.raises(ValueError):
+        plain.order(mode="page-aware", page_size=0)
     # Written checkpoint sidecars, at several spacings, read the same.
     for spacing in [1, 4096, 1 << 30]:
         assert ds.index(spacing) == [path.with_name(name + ".rwindex")]

@@ -323,7 +323,8 @@ pub enum Command {
         /// Data-loader workers per rank.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
         workers: u32,
-        /// Page size of the page modes.
+        /// Page size of the page modes; for a GZIP/ZLIB file, 0 makes each
+        /// checkpoint span a page (each inflated once per window).
         #[arg(long, default_value_t = crate::order::DEFAULT_PAGE_SIZE)]
         page_size: u64,
         /// Pages open at once (quasi-random).

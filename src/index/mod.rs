@@ -87,7 +87,7 @@ pub(crate) use dataset::{index_file_at, load_sidecar};
 pub use dataset::{Dataset, IndexOrigin, Shard};
 pub use gz::{
     Checkpoint, GzCache, GzCaches, GzDataset, GzIndex, GzShard, DEFAULT_SPACING, GZ_HEADER_LEN,
-    GZ_MAGIC, GZ_POINT_LEN, GZ_VERSION, MIN_SPACING,
+    GZ_MAGIC, GZ_POINT_LEN, GZ_VERSION, MIN_SPACING, SPAN_STRIDE,
 };
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use pad::is_pad;

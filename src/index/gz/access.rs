@@ -25,6 +25,8 @@ pub struct GzCache {
     owner: (u64, u32),
     /// Checkpoints restarted from, for tests and `bench`.
     restarts: u64,
+    /// Bytes inflated (windows not counted).
+    inflated: u64,
 }
 
 impl std::fmt::Debug for GzCache {
@@ -47,6 +49,12 @@ impl GzCache {
     /// continuing what was decoded).
     pub fn restarts(&self) -> u64 {
         self.restarts
+    }
+
+    /// How many bytes of output were inflated in all (windows not counted):
+    /// beside the bytes of the records read, what reading them cost.
+    pub fn inflated(&self) -> u64 {
+        self.inflated
     }
 
     fn end(&self) -> u64 {
@@ -119,7 +127,9 @@ impl GzIndex {
                 return Err(self.damaged(start, id, "the stream ends inside the record"));
             };
             let limit = usize::try_from(end - cache.base).unwrap_or(usize::MAX);
+            let before = cache.out.len();
             let progress = inflate.run(data, &mut cache.out, limit, false);
+            cache.inflated += cache.out.len().saturating_sub(before) as u64;
             match progress {
                 Ok(Progress::Limit | Progress::Block { .. }) => {}
                 Ok(Progress::End { bit }) => {

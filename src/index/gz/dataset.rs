@@ -191,12 +191,18 @@ impl GzDataset {
 
     /// The order of the records for `spec` ([`Order::of_files`] over the
     /// decompressed streams: the page modes group records by pages of each
-    /// file's decompressed stream).
+    /// file's decompressed stream, or, with a page size of 0, by checkpoint
+    /// span, as [`GzIndex::order`] does).
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        let files: Vec<(&[u64], u64)> = self
+        let inputs: Vec<_> = self
             .shards
             .iter()
-            .map(|s| (s.index().records().starts(), s.index().decompressed_size()))
+            .map(|s| (s.index().order_inputs(spec), s.index().order_size(&spec)))
+            .collect();
+        let spec = inputs.first().map_or(spec, |((_, spec), _)| *spec);
+        let files: Vec<(&[u64], u64)> = inputs
+            .iter()
+            .map(|((offsets, _), size)| (&offsets[..], *size))
             .collect();
         Order::of_files(&files, spec)
     }

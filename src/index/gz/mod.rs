@@ -36,6 +36,7 @@ use super::{damaged, stale, Index};
 use crate::deflate::{Inflate, Progress};
 use crate::error::Error;
 use crate::io::Compression;
+use crate::order::{Mode, Order, OrderError, OrderSpec};
 
 mod access;
 mod build;
@@ -60,6 +61,9 @@ pub const GZ_HEADER_LEN: usize = 80;
 pub const GZ_POINT_LEN: usize = 32;
 /// The default spacing of checkpoints: 1 MiB of decompressed output.
 pub const DEFAULT_SPACING: u64 = 1 << 20;
+/// The distance between checkpoint spans in
+/// [`GzIndex::span_offsets`] (1 TiB: longer than any span).
+pub const SPAN_STRIDE: u64 = 1 << 40;
 /// The smallest spacing: 1, a checkpoint at every deflate block.
 pub const MIN_SPACING: u64 = 1;
 
@@ -261,6 +265,74 @@ impl GzIndex {
     /// Bytes of the decompressed stream.
     pub fn decompressed_size(&self) -> u64 {
         self.records.data_size()
+    }
+
+    /// Each record's place by checkpoint span, for the page modes of the
+    /// orders to group records by span rather than by page: record `i`'s
+    /// start as `k · SPAN_STRIDE + (start − checkpoint k)`, `k` the last
+    /// checkpoint at or before it; with [`SPAN_STRIDE`] as the page size,
+    /// a page is one span, inflated once however its records are shuffled.
+    pub fn span_offsets(&self) -> Vec<u64> {
+        let mut k = 0;
+        self.records
+            .starts()
+            .iter()
+            .map(|&start| {
+                while self.points.get(k + 1).is_some_and(|p| p.out <= start) {
+                    k += 1;
+                }
+                let within = start - self.points[k].out;
+                k as u64 * SPAN_STRIDE + within.min(SPAN_STRIDE - 1)
+            })
+            .collect()
+    }
+
+    /// The orders of the records for `spec`: as the plain index's (over the
+    /// decompressed offsets), except that a page mode with a page size of 0
+    /// makes each checkpoint span a page ([`span_offsets`](Self::span_offsets)),
+    /// so that a shuffled epoch inflates each span once per window.
+    pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
+        let (offsets, spec) = self.order_inputs(spec);
+        Order::new(self.len(), &offsets, spec)
+    }
+
+    /// The offsets and spec [`order`](Self::order) passes on, and the size
+    /// of the space they lie in.
+    pub(crate) fn order_inputs(&self, spec: OrderSpec) -> (std::borrow::Cow<'_, [u64]>, OrderSpec) {
+        match spec.mode {
+            Mode::PageAware { page_size: 0 } => (
+                self.span_offsets().into(),
+                OrderSpec {
+                    mode: Mode::PageAware {
+                        page_size: SPAN_STRIDE,
+                    },
+                    ..spec
+                },
+            ),
+            Mode::QuasiRandom {
+                page_size: 0,
+                window,
+            } => (
+                self.span_offsets().into(),
+                OrderSpec {
+                    mode: Mode::QuasiRandom {
+                        page_size: SPAN_STRIDE,
+                        window,
+                    },
+                    ..spec
+                },
+            ),
+            _ => (self.records.starts().into(), spec),
+        }
+    }
+
+    /// The size of the space [`order_inputs`](Self::order_inputs) puts the
+    /// offsets in for `spec` (for laying several files out).
+    pub(crate) fn order_size(&self, spec: &OrderSpec) -> u64 {
+        match spec.mode.page_size() {
+            Some(SPAN_STRIDE) => self.points.len() as u64 * SPAN_STRIDE,
+            _ => self.decompressed_size(),
+        }
     }
 
     /// The bytes of the index file ([`write_native`](Self::write_native)),

@@ -206,12 +206,11 @@ impl GzShard {
         &self.origin
     }
 
-    /// The order of the records for `spec`. The page-aware modes group
-    /// records by the pages of the decompressed stream; with `page_size`
-    /// set to the checkpoint spacing, a group is a checkpoint span, read with
-    /// one inflate.
+    /// The order of the records for `spec` ([`GzIndex::order`]): the page
+    /// modes group records by pages of the decompressed stream, or, with a
+    /// page size of 0, by checkpoint span (each inflated once per window).
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        Order::new(self.len(), self.index.records().starts(), spec)
+        self.index.order(spec)
     }
 
     /// Record `id` ([`GzIndex::get`] with the file's read options), its

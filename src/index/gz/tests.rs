@@ -402,3 +402,43 @@ fn a_dataset_of_compressed_shards_reads_as_the_plain_one() {
         assert_eq!(a, b, "{mode:?}");
     }
 }
+
+#[test]
+fn span_pages_inflate_each_checkpoint_span_once_per_epoch() {
+    use crate::order::{Mode, OrderSpec};
+    let recs = records(5000, 700, 21);
+    let plain = file_of(Framing::TfRecord, recs.iter().map(|r| &r[..]));
+    let gz = Bytes::from(gzip(&plain, 6));
+    let index =
+        GzIndex::build(&gz, Compression::Gzip, Framing::TfRecord, 64 * 1024, false).unwrap();
+    let spans = index.checkpoints().len() as u64;
+    assert!(spans > 5, "{spans} checkpoints");
+    let opts = ReadOptions::default();
+    for epoch in 0..3 {
+        let spec = OrderSpec {
+            mode: Mode::PageAware { page_size: 0 },
+            seed: 9,
+            ..OrderSpec::default()
+        };
+        let ids: Vec<u64> = index.order(spec).unwrap().epoch(epoch).iter().collect();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..recs.len() as u64).collect::<Vec<_>>());
+        assert_ne!(ids, sorted, "shuffled");
+        let mut cache = GzCache::new();
+        for &id in &ids {
+            let r = index.get(&gz, id, &opts, &mut cache).unwrap().unwrap();
+            assert_eq!(r.data, &recs[id as usize][..]);
+        }
+        // Each span inflated once: the stream once, plus at most the end of
+        // a record past each span's end (read again when its span starts).
+        assert!(cache.restarts() <= spans, "epoch {epoch}");
+        let size = index.decompressed_size();
+        assert!(cache.inflated() >= size);
+        assert!(
+            cache.inflated() <= size + spans * 1024,
+            "epoch {epoch}: {} bytes inflated for {size}",
+            cache.inflated()
+        );
+    }
+}
