@@ -192,7 +192,7 @@ impl GzDataset {
     /// The order of the records for `spec` ([`Order::of_files`] over the
     /// decompressed streams: the page modes group records by pages of each
     /// file's decompressed stream, or, with a page size of 0, by checkpoint
-    /// span, as [`GzIndex::order`] does).
+    /// span, as [`GzIndex::order`](super::GzIndex::order) does).
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
         let inputs: Vec<_> = self
             .shards
