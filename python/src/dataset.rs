@@ -30,7 +30,7 @@ pub struct Dataset {
     maps: Maps,
     /// The decoder (a thread pool) of the last `decode`, kept for the next
     /// one with the same thread count.
-    decoder: Mutex<Option<(usize, Arc<Decoder>)>>,
+    decoder: KeptDecoder,
     /// The batch of the last `decode`, its columns taken (handed to numpy):
     /// what stays (the record list, the other threads' parts) is warm memory
     /// for the next.
@@ -149,7 +149,7 @@ impl Dataset {
                 maps: Maps::new(py, &inner)?,
                 inner: Arc::new(inner),
                 payload,
-                decoder: Mutex::new(None),
+                decoder: KeptDecoder::default(),
                 spare: Mutex::new(Batch::new()),
             })
         })
@@ -243,7 +243,7 @@ impl Dataset {
         guard(|| {
             let spec = spec_of(spec)?;
             let ids = self.ids(ids)?;
-            let decoder = self.decoder(threads.max(1))?;
+            let decoder = self.decoder.get(threads)?;
             let dataset: &CoreDataset = &self.inner;
             let spec_ref: &recordwire::batch::Spec = &spec;
             // A concurrent decode (another Python thread) takes a new batch.
@@ -262,15 +262,7 @@ impl Dataset {
             if let Ok(mut s) = self.spare.try_lock() {
                 *s = batch.recycle();
             }
-            let (rows, context, sequence) = columns?;
-            PyTuple::new(
-                py,
-                [
-                    rows.into_pyobject(py)?.into_any(),
-                    context.into_any(),
-                    sequence.into_any(),
-                ],
-            )
+            decoded_tuple(py, columns?)
         })
     }
 
@@ -364,11 +356,20 @@ impl Dataset {
         };
         ids.into_iter().map(|i| record_id(i, len)).collect()
     }
+}
 
-    /// The decoder for `threads` threads: the kept one, or a new one (kept).
-    fn decoder(&self, threads: usize) -> PyResult<Arc<Decoder>> {
+/// The decoder (a thread pool) of the last `decode`, kept for the next one
+/// with the same thread count.
+#[derive(Default)]
+pub(crate) struct KeptDecoder(Mutex<Option<(usize, Arc<Decoder>)>>);
+
+impl KeptDecoder {
+    /// The decoder for `threads` threads (at least 1): the kept one, or a
+    /// new one (kept).
+    pub(crate) fn get(&self, threads: usize) -> PyResult<Arc<Decoder>> {
+        let threads = threads.max(1);
         let mut kept = self
-            .decoder
+            .0
             .lock()
             .map_err(|_| PyValueError::new_err("a decode panicked in another thread"))?;
         if let Some((n, d)) = kept.as_ref() {
@@ -380,6 +381,21 @@ impl Dataset {
         *kept = Some((threads, Arc::clone(&d)));
         Ok(d)
     }
+}
+
+/// What `_decode` returns: `(rows, context columns, sequence columns)`.
+pub(crate) fn decoded_tuple<'py>(
+    py: Python<'py>,
+    (rows, context, sequence): (usize, Bound<'py, PyDict>, Bound<'py, PyDict>),
+) -> PyResult<Bound<'py, PyTuple>> {
+    PyTuple::new(
+        py,
+        [
+            rows.into_pyobject(py)?.into_any(),
+            context.into_any(),
+            sequence.into_any(),
+        ],
+    )
 }
 
 /// The payload kind of the dataset's records: OFRecord framing holds

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use recordwire::batch::{Batch, Decoder};
+use recordwire::batch::Batch;
 use recordwire::frame::{Framing, ReadOptions, Record};
 use recordwire::index::{sidecar_path, GzCaches, GzDataset as CoreGzDataset, GzIndex};
 use recordwire::io::OpenOptions;
@@ -15,7 +15,7 @@ use recordwire::names::Auto;
 use recordwire::view::{detect_payload, PayloadKind};
 
 use crate::buffers::Maps;
-use crate::dataset::{files_of, parse_name, record_id};
+use crate::dataset::{decoded_tuple, files_of, parse_name, record_id, KeptDecoder};
 use crate::errors::{guard, to_py};
 use crate::order::{order_spec, Order};
 use crate::spec::spec_of;
@@ -34,7 +34,7 @@ pub struct GzDataset {
     caches: Mutex<GzCaches>,
     /// Values are copied out of the inflated spans: no map to slice.
     maps: Maps,
-    decoder: Mutex<Option<(usize, std::sync::Arc<Decoder>)>>,
+    decoder: KeptDecoder,
 }
 
 /// One record copied out of its span: payload in `arena[start..end]`.
@@ -135,7 +135,7 @@ impl GzDataset {
                 payload: PayloadKind::Example,
                 caches: Mutex::new(GzCaches::default()),
                 maps: Maps::empty(),
-                decoder: Mutex::new(None),
+                decoder: KeptDecoder::default(),
             };
             ds.payload = match payload.get() {
                 Some(p) => p,
@@ -251,20 +251,7 @@ impl GzDataset {
         guard(|| {
             let spec = spec_of(spec)?;
             let ids = self.ids(ids)?;
-            let decoder = {
-                let mut kept = self
-                    .decoder
-                    .lock()
-                    .map_err(|_| PyValueError::new_err("a decode panicked in another thread"))?;
-                match kept.as_ref() {
-                    Some((n, d)) if *n == threads.max(1) => std::sync::Arc::clone(d),
-                    _ => {
-                        let d = std::sync::Arc::new(Decoder::new(threads.max(1)));
-                        *kept = Some((threads.max(1), std::sync::Arc::clone(&d)));
-                        d
-                    }
-                }
-            };
+            let decoder = self.decoder.get(threads)?;
             let spec_ref: &recordwire::batch::Spec = &spec;
             let mut arena = Vec::new();
             let mut batch: Batch<'_> = Batch::new();
@@ -273,24 +260,16 @@ impl GzDataset {
                 let records: Vec<Record<'_>> = got.iter().map(|c| self.record(c, &arena)).collect();
                 decoder.decode(&records, spec_ref, &mut batch)
             });
-            let (rows, context, sequence) = match decoded {
-                Ok(()) => crate::columns::to_py(py, &mut batch, &self.maps)?,
-                Err(e) => return Err(to_py(&e)),
-            };
-            PyTuple::new(
-                py,
-                [
-                    rows.into_pyobject(py)?.into_any(),
-                    context.into_any(),
-                    sequence.into_any(),
-                ],
-            )
+            match decoded {
+                Ok(()) => decoded_tuple(py, crate::columns::to_py(py, &mut batch, &self.maps)?),
+                Err(e) => Err(to_py(&e)),
+            }
         })
     }
 
     /// One worker's epoch orders (see `recordwire.Dataset.order`); the page
-    /// modes group records by pages of the decompressed streams (a page size
-    /// of the checkpoint spacing reads each span once per window).
+    /// modes group records by pages of the decompressed streams, or, with a
+    /// page size of 0, by checkpoint span (each inflated once per window).
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (mode="shuffle", seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
     fn _order(

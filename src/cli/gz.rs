@@ -9,7 +9,7 @@ use super::indexed::data_or_fatal;
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
-use crate::index::{sidecar_path, GzCache, GzIndex, GzShard, IndexOrigin};
+use crate::index::{sidecar_path, GzCaches, GzDataset, GzIndex, GzShard, IndexOrigin};
 use crate::io::{framing_hint, resolve, Compression, OpenOptions, RecordFile};
 
 /// The first bytes of `path`, enough to tell its compression (none for
@@ -176,36 +176,37 @@ pub(super) fn get(
     let chosen = read.payload_of_gz(first, stderr);
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
-    let total: u64 = shards.iter().map(GzShard::len).sum();
     let name = match &shards[..] {
         [one] => one.name().to_string(),
         many => format!("{} files", many.len()),
     };
+    let dataset = GzDataset::from_shards(shards);
+    let json = super::indexed::JsonLine {
+        payload: chosen.kind,
+        strict: read.strict,
+        filter: filter.as_deref(),
+    };
     let mut notes = super::payload::Notes::new(chosen);
     let mut out = std::io::BufWriter::new(stdout);
-    let mut caches: Vec<GzCache> = shards.iter().map(|_| GzCache::new()).collect();
+    let mut caches = GzCaches::default();
     let mut line = Vec::new();
     let mut result = Ok(());
     for &id in ids {
-        // The shard holding global id `id`.
-        let mut local = id;
-        let Some(k) = shards.iter().position(|s| {
-            let inside = local < s.len();
-            if !inside {
-                local -= s.len();
-            }
-            inside
-        }) else {
-            out.flush()?;
-            let what = if shards.len() == 1 { "file" } else { "dataset" };
-            result = Err(Failure::Usage(format!(
-                "{name}: no record {id} (the {what} has {total} records)"
-            )));
-            break;
-        };
-        let record = match shards[k].get(local, &mut caches[k]) {
+        let record = match dataset.get(id, &mut caches) {
             Ok(Some(r)) => r,
-            Ok(None) => unreachable!("the id is below the shard's length"),
+            Ok(None) => {
+                out.flush()?;
+                let what = if dataset.shards().len() == 1 {
+                    "file"
+                } else {
+                    "dataset"
+                };
+                result = Err(Failure::Usage(format!(
+                    "{name}: no record {id} (the {what} has {} records)",
+                    dataset.len()
+                )));
+                break;
+            }
             Err(e) => {
                 out.flush()?;
                 report(stderr, &e);
@@ -213,24 +214,10 @@ pub(super) fn get(
                 break;
             }
         };
-        line.clear();
-        if let Err(e) = crate::json::write_record(
-            &mut line,
-            chosen.kind,
-            record.data,
-            record.data_offset,
-            read.strict,
-            filter.as_deref(),
-        ) {
-            notes.bad(record.id);
-            out.flush()?;
-            report(stderr, &record.context(e));
-            result = Err(Failure::Data);
+        if let Err(e) = json.write(&record, &mut line, &mut out, &mut notes, stderr) {
+            result = Err(e);
             break;
         }
-        notes.record(record.id, record.data, record.data_offset);
-        line.push(b'\n');
-        out.write_all(&line)?;
     }
     notes.finish(&name, stderr);
     result?;

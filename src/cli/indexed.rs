@@ -348,14 +348,42 @@ fn get_records(
                 return Err(Failure::Data);
             }
         };
-        line.clear();
-        if let Err(e) = crate::json::write_record(
-            &mut line,
+        let json = JsonLine {
             payload,
-            record.data,
-            record.data_offset,
             strict,
             filter,
+        };
+        json.write(&record, &mut line, out, notes, stderr)?;
+    }
+    Ok(())
+}
+
+/// How `get` prints a record: one JSON line.
+pub(super) struct JsonLine<'a> {
+    pub(super) payload: crate::view::PayloadKind,
+    pub(super) strict: bool,
+    pub(super) filter: Option<&'a [Vec<u8>]>,
+}
+
+impl JsonLine<'_> {
+    /// Prints `record` (through `line`, reused) to `out`; a record that does
+    /// not decode is reported, after what was printed before it.
+    pub(super) fn write(
+        &self,
+        record: &crate::frame::Record<'_>,
+        line: &mut Vec<u8>,
+        out: &mut dyn Write,
+        notes: &mut super::payload::Notes,
+        stderr: &mut dyn Write,
+    ) -> CmdResult {
+        line.clear();
+        if let Err(e) = crate::json::write_record(
+            line,
+            self.payload,
+            record.data,
+            record.data_offset,
+            self.strict,
+            self.filter,
         ) {
             notes.bad(record.id);
             out.flush()?;
@@ -364,9 +392,9 @@ fn get_records(
         }
         notes.record(record.id, record.data, record.data_offset);
         line.push(b'\n');
-        out.write_all(&line)?;
+        out.write_all(line)?;
+        Ok(())
     }
-    Ok(())
 }
 
 pub(super) fn order(

@@ -19,7 +19,28 @@ const AHEAD: usize = 8;
 /// How much of each frame ahead it asks for (the rest follows sequentially).
 const PREFETCH_BYTES: usize = 1024;
 
+/// The most ids a batch sorts at once (positions are `u32`).
+pub(crate) const MAX_BATCH: usize = u32::MAX as usize;
+
 impl Index {
+    /// Sets `scratch` to the positions of `chunk` (at most [`MAX_BATCH`]
+    /// ids) sorted by the offsets of their records (ids past the end last):
+    /// the order in which a batch is read.
+    pub(crate) fn sort_by_offset(&self, chunk: &[u64], scratch: &mut Vec<u32>) {
+        let starts = self.starts();
+        let offset_of = |id: u64| {
+            usize::try_from(id)
+                .ok()
+                .and_then(|i| starts.get(i))
+                .copied()
+                .unwrap_or(u64::MAX)
+        };
+        scratch.clear();
+        // `chunk.len() <= u32::MAX`: the positions fit.
+        scratch.extend((0..chunk.len()).map(|p| p as u32));
+        scratch.sort_unstable_by_key(|&p| offset_of(chunk[p as usize]));
+    }
+
     /// Record `id`, borrowed from `data` (the content of the data file this
     /// index belongs to), without allocating; `Ok(None)` when `id` is not
     /// below [`len`](Index::len).
@@ -185,20 +206,8 @@ impl Index {
         scratch: &mut Vec<u32>,
         mut f: impl FnMut(usize, Option<Record<'d>>),
     ) -> Result<(), Error> {
-        const MAX: usize = u32::MAX as usize;
-        let starts = self.starts();
-        let offset_of = |id: u64| {
-            usize::try_from(id)
-                .ok()
-                .and_then(|i| starts.get(i))
-                .copied()
-                .unwrap_or(u64::MAX)
-        };
-        for (chunk_no, chunk) in ids.chunks(MAX).enumerate() {
-            scratch.clear();
-            // `chunk.len() <= u32::MAX`: the positions fit.
-            scratch.extend((0..chunk.len()).map(|p| p as u32));
-            scratch.sort_unstable_by_key(|&p| offset_of(chunk[p as usize]));
+        for (chunk_no, chunk) in ids.chunks(MAX_BATCH).enumerate() {
+            self.sort_by_offset(chunk, scratch);
             // Offset order: read and check, with the frames `AHEAD` places
             // further on already asked for, so that their lines come from
             // memory while this one is checked.
@@ -224,7 +233,7 @@ impl Index {
             // the data CRCs were checked above).
             let again = opts.with_data_crc(false);
             for (p, &id) in chunk.iter().enumerate() {
-                f(chunk_no * MAX + p, self.get(data, id, &again)?);
+                f(chunk_no * MAX_BATCH + p, self.get(data, id, &again)?);
             }
         }
         Ok(())

@@ -296,6 +296,34 @@ fn fetch<'s>(shard: &'s Shard, id: u64, stderr: &mut dyn Write) -> Result<Record
     }
 }
 
+/// The ids of the random gets (below `n`) and the offsets of the random
+/// reads of `len` bytes (and their width, 64 or less), drawn before timing
+/// anything, in this order, from `--seed`.
+fn draws(opts: &BenchOptions<'_>, n: u64, len: usize) -> (Vec<u64>, Vec<usize>, usize) {
+    let samples = opts.samples as usize;
+    let mut rng = opts.seed;
+    let ids: Vec<u64> = (0..samples).map(|_| below(&mut rng, n)).collect();
+    let width = len.min(64);
+    let span = (len - width) as u64 + 1;
+    let offsets: Vec<usize> = (0..samples)
+        .map(|_| below(&mut rng, span) as usize)
+        .collect();
+    (ids, offsets, width)
+}
+
+/// The floor: `width` bytes read (summed) at each of `offsets`, each timed
+/// on its own into `ns`.
+fn floor_latency(bytes: &[u8], offsets: &[usize], width: usize, ns: &mut [u64]) -> Latency {
+    for (slot, &at) in ns.iter_mut().zip(offsets) {
+        let t = Instant::now();
+        let chunk = black_box(&bytes[at..at + width]);
+        let sum: u64 = chunk.iter().map(|&b| u64::from(b)).sum();
+        black_box(sum);
+        *slot = t.elapsed().as_nanos() as u64;
+    }
+    Latency::of(ns)
+}
+
 /// Times `samples` random gets and as many random 64-byte reads.
 pub(super) fn random_access(
     shard: &Shard,
@@ -318,17 +346,8 @@ pub(super) fn random_access(
     };
     let first = fetch(shard, 0, stderr)?;
     let feature = first_feature(payload, first.data, first.data_offset);
-    let samples = opts.samples as usize;
-
-    // Draw everything before timing anything.
-    let mut rng = opts.seed;
-    let ids: Vec<u64> = (0..samples).map(|_| below(&mut rng, n)).collect();
-    let width = bytes.len().min(64);
-    let span = (bytes.len() - width) as u64 + 1;
-    let offsets: Vec<usize> = (0..samples)
-        .map(|_| below(&mut rng, span) as usize)
-        .collect();
-    let mut ns = vec![0u64; samples];
+    let (ids, offsets, width) = draws(opts, n, bytes.len());
+    let mut ns = vec![0u64; ids.len()];
 
     for (slot, &id) in ns.iter_mut().zip(&ids) {
         let t = Instant::now();
@@ -350,19 +369,11 @@ pub(super) fn random_access(
     }
     let get = Latency::of(&mut ns);
 
-    for (slot, &at) in ns.iter_mut().zip(&offsets) {
-        let t = Instant::now();
-        let chunk = black_box(&bytes[at..at + width]);
-        let sum: u64 = chunk.iter().map(|&b| u64::from(b)).sum();
-        black_box(sum);
-        *slot = t.elapsed().as_nanos() as u64;
-    }
-    let floor = Latency::of(&mut ns);
     Ok(Random::Done {
         index,
         feature,
         get,
-        floor,
+        floor: floor_latency(bytes, &offsets, width, &mut ns),
         floor_width: width,
     })
 }
@@ -399,15 +410,8 @@ pub(super) fn random_access_gz(
             return Err(Failure::Data);
         }
     };
-    let samples = opts.samples as usize;
-    let mut rng = opts.seed;
-    let ids: Vec<u64> = (0..samples).map(|_| below(&mut rng, n)).collect();
-    let width = bytes.len().min(64);
-    let span = (bytes.len() - width) as u64 + 1;
-    let offsets: Vec<usize> = (0..samples)
-        .map(|_| below(&mut rng, span) as usize)
-        .collect();
-    let mut ns = vec![0u64; samples];
+    let (ids, offsets, width) = draws(opts, n, bytes.len());
+    let mut ns = vec![0u64; ids.len()];
     for (slot, &id) in ns.iter_mut().zip(&ids) {
         let t = Instant::now();
         let found = match shard.get(black_box(id), &mut cache) {
@@ -424,19 +428,11 @@ pub(super) fn random_access_gz(
         }
     }
     let get = Latency::of(&mut ns);
-    for (slot, &at) in ns.iter_mut().zip(&offsets) {
-        let t = Instant::now();
-        let chunk = black_box(&bytes[at..at + width]);
-        let sum: u64 = chunk.iter().map(|&b| u64::from(b)).sum();
-        black_box(sum);
-        *slot = t.elapsed().as_nanos() as u64;
-    }
-    let floor = Latency::of(&mut ns);
     Ok(Random::Done {
         index,
         feature,
         get,
-        floor,
+        floor: floor_latency(bytes, &offsets, width, &mut ns),
         floor_width: width,
     })
 }

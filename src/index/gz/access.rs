@@ -227,22 +227,12 @@ impl GzIndex {
         scratch: &mut Vec<u32>,
         mut f: impl FnMut(usize, Option<Record<'_>>),
     ) -> Result<(), Error> {
-        const MAX: usize = u32::MAX as usize;
-        let starts = self.records.starts();
-        let offset_of = |id: u64| {
-            usize::try_from(id)
-                .ok()
-                .and_then(|i| starts.get(i))
-                .copied()
-                .unwrap_or(u64::MAX)
-        };
-        for (chunk_no, chunk) in ids.chunks(MAX).enumerate() {
-            scratch.clear();
-            scratch.extend((0..chunk.len()).map(|p| p as u32));
-            scratch.sort_unstable_by_key(|&p| offset_of(chunk[p as usize]));
+        use crate::index::access::MAX_BATCH;
+        for (chunk_no, chunk) in ids.chunks(MAX_BATCH).enumerate() {
+            self.records.sort_by_offset(chunk, scratch);
             for &p in scratch.iter() {
                 let record = self.get(data, chunk[p as usize], opts, cache)?;
-                f(chunk_no * MAX + p as usize, record);
+                f(chunk_no * MAX_BATCH + p as usize, record);
             }
         }
         Ok(())
