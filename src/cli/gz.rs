@@ -225,6 +225,23 @@ pub(super) fn get(
     Ok(())
 }
 
+/// Compressed files as one id space, for `order`.
+pub(super) fn dataset(
+    files: &[PathBuf],
+    read: &ReadArgs,
+    stderr: &mut dyn Write,
+) -> Result<GzDataset, Failure> {
+    let shards = files
+        .iter()
+        .map(|path| open(path, read, None))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| data_or_fatal(e, stderr))?;
+    for shard in &shards {
+        note_rejected(shard, stderr);
+    }
+    Ok(GzDataset::from_shards(shards))
+}
+
 /// `order` of one compressed file: its ids (the page modes group the
 /// records by pages of the decompressed stream).
 pub(super) fn order(

@@ -410,6 +410,10 @@ pub(super) fn order(
         [path] if super::gz::is_compressed(path, read) => {
             super::gz::order(path, read, index, stderr)?.order(spec)
         }
+        // Compressed files: their checkpoint indexes, no decompression.
+        _ if index.is_none() && files.iter().all(|f| super::gz::is_compressed(f, read)) => {
+            super::gz::dataset(files, read, stderr)?.order(spec)
+        }
         [path] => {
             let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
             note_rejected_sidecar(&shard, stderr);

@@ -145,3 +145,58 @@ fn convert_writes_block_compressed_gzip_that_indexes_without_windows() {
     assert_eq!(code, 0);
     assert!(!text.contains("block-compressed"), "{text}");
 }
+
+#[test]
+fn order_of_several_compressed_files_is_that_of_the_plain_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = data("testdata/ref/examples.tfrecord");
+    let gz = copy(dir.path(), "testdata/ref/examples.tfrecord.gz");
+    let zz = copy(dir.path(), "testdata/ref/examples.tfrecord.zlib");
+    let small = data("testdata/ref/small.tfrecord");
+    let small_gz = dir.path().join("small.tfrecord.gz").display().to_string();
+    let (code, _, err) = run(&["convert", "--gzip-blocks", "200", &small, &small_gz]);
+    assert_eq!(code, 0, "{err}");
+    for mode in [
+        vec!["--mode", "shuffle", "--seed", "4"],
+        vec!["--mode", "page-aware", "--page-size", "4096", "--seed", "4"],
+        vec![
+            "--mode",
+            "quasi-random",
+            "--page-size",
+            "8192",
+            "--seed",
+            "4",
+            "--rank",
+            "1",
+            "--world",
+            "2",
+        ],
+    ] {
+        let mut a = vec!["order", gz.as_str(), zz.as_str(), small_gz.as_str()];
+        a.extend(&mode);
+        let mut b = vec!["order", plain.as_str(), plain.as_str(), small.as_str()];
+        b.extend(&mode);
+        let (ca, oa, ea) = run(&a);
+        let (cb, ob, eb) = run(&b);
+        assert_eq!((ca, cb), (0, 0), "{ea}{eb}");
+        assert_eq!(oa, ob, "{mode:?}");
+        assert_eq!(
+            oa.lines().count(),
+            if mode.contains(&"--world") { 45 } else { 90 }
+        );
+    }
+    // Page size 0: each checkpoint span a page, every id once.
+    let (code, out, err) = run(&[
+        "order",
+        &gz,
+        &small_gz,
+        "--mode",
+        "page-aware",
+        "--page-size",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut ids: Vec<u64> = out.lines().map(|l| l.parse().unwrap()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (0..50).collect::<Vec<u64>>());
+}
