@@ -1,7 +1,11 @@
 //! Random access into a compressed file through its checkpoints.
 
 use super::{Checkpoint, GzIndex};
-use crate::deflate::{end_byte, gzip_header, Inflate, Progress, GZIP_TRAILER_LEN};
+use crate::deflate::{end_byte, gzip_header, Inflate, Progress, GZIP_TRAILER_LEN, WINDOW};
+
+/// Output inflated at a time on the way to a record (then all but the last
+/// window is dropped).
+const SKIP_STEP: usize = 4 << 20;
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ReadOptions, Record};
 use crate::io::Compression;
@@ -49,6 +53,12 @@ impl GzCache {
     /// continuing what was decoded).
     pub fn restarts(&self) -> u64 {
         self.restarts
+    }
+
+    /// Bytes of decompressed output held now (its memory, beside the
+    /// inflater's tables).
+    pub fn held(&self) -> usize {
+        self.out.len()
     }
 
     /// How many bytes of output were inflated in all (windows not counted):
@@ -116,17 +126,31 @@ impl GzIndex {
         } else {
             // Keep from the record's start, or the last window before the
             // decoded end, whichever is earlier.
-            let keep_from = (start - cache.base)
-                .min(cache.out.len().saturating_sub(crate::deflate::WINDOW) as u64)
-                as usize;
+            let keep_from =
+                (start - cache.base).min(cache.out.len().saturating_sub(WINDOW) as u64) as usize;
             cache.out.drain(..keep_from);
             cache.base += keep_from as u64;
         }
         while cache.end() < end {
+            // Output before the record is only history: keep its last
+            // window, so that memory stays bounded however far the record
+            // lies past the checkpoint (a spacing larger than the file).
+            if cache.end() < start && cache.out.len() > SKIP_STEP {
+                let drop = cache.out.len() - WINDOW;
+                cache.out.drain(..drop);
+                cache.base += drop as u64;
+            }
+            // Up to the record's end, in steps of at most `SKIP_STEP` while
+            // still before its start.
+            let to = if cache.end() < start {
+                end.min(cache.end() + SKIP_STEP as u64)
+            } else {
+                end
+            };
             let Some(inflate) = cache.inflate.as_mut() else {
                 return Err(self.damaged(start, id, "the stream ends inside the record"));
             };
-            let limit = usize::try_from(end - cache.base).unwrap_or(usize::MAX);
+            let limit = usize::try_from(to - cache.base).unwrap_or(usize::MAX);
             let before = cache.out.len();
             let progress = inflate.run(data, &mut cache.out, limit, false);
             cache.inflated += cache.out.len().saturating_sub(before) as u64;

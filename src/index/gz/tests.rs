@@ -442,3 +442,39 @@ fn span_pages_inflate_each_checkpoint_span_once_per_epoch() {
         );
     }
 }
+
+#[test]
+fn memory_stays_bounded_however_far_a_record_lies_past_its_checkpoint() {
+    // About 14 MB of records, one checkpoint (a spacing larger than the file).
+    let recs: Vec<Vec<u8>> = (0..7000)
+        .map(|i| format!("{i:>8} ").repeat(200).into_bytes())
+        .collect();
+    let plain = file_of(Framing::TfRecord, recs.iter().map(|r| &r[..]));
+    assert!(plain.len() > 3 * access_step());
+    let gz = Bytes::from(gzip(&plain, 1));
+    let index = GzIndex::build(&gz, Compression::Gzip, Framing::TfRecord, u64::MAX, false).unwrap();
+    assert_eq!(index.checkpoints().len(), 1);
+    let opts = ReadOptions::default();
+    let mut cache = GzCache::new();
+    let last = recs.len() as u64 - 1;
+    let r = index.get(&gz, last, &opts, &mut cache).unwrap().unwrap();
+    assert_eq!(r.data, &recs[last as usize][..]);
+    assert!(
+        cache.held() <= access_step() + 2 * 32 * 1024 + 2000,
+        "{} bytes held",
+        cache.held()
+    );
+    // Continuing from record 0 to the last: bounded too.
+    let mut cache = GzCache::new();
+    index.get(&gz, 0, &opts, &mut cache).unwrap();
+    index.get(&gz, last, &opts, &mut cache).unwrap();
+    assert!(
+        cache.held() <= access_step() + 2 * 32 * 1024 + 2000,
+        "{} bytes held",
+        cache.held()
+    );
+}
+
+fn access_step() -> usize {
+    4 << 20
+}
