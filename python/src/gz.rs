@@ -89,6 +89,18 @@ impl GzDataset {
         Ok(slots.into_iter().flatten().collect())
     }
 
+    /// Record `i` (a Python id, negative from the end), copied into `arena`
+    /// with the GIL released.
+    fn one(&self, py: Python<'_>, i: i64, arena: &mut Vec<u8>) -> PyResult<Copied> {
+        let id = record_id(i, self.len())?;
+        let got = py
+            .detach(|| self.copy_out(&[id], arena))
+            .map_err(|e| to_py(&e))?;
+        got.into_iter()
+            .next()
+            .ok_or_else(|| PyValueError::new_err("record missing"))
+    }
+
     fn record<'a>(&'a self, c: &Copied, arena: &'a [u8]) -> Record<'a> {
         Record {
             id: c.id,
@@ -180,14 +192,8 @@ impl GzDataset {
     /// The payload of record `i` as `bytes` (inflated, so copied).
     fn raw<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyBytes>> {
         guard(|| {
-            let id = record_id(i, self.len())?;
             let mut arena = Vec::new();
-            let got = py
-                .detach(|| self.copy_out(&[id], &mut arena))
-                .map_err(|e| to_py(&e))?;
-            let c = got
-                .first()
-                .ok_or_else(|| PyValueError::new_err("record missing"))?;
+            let c = self.one(py, i, &mut arena)?;
             Ok(PyBytes::new(py, &arena[c.start..c.end]))
         })
     }
@@ -196,15 +202,9 @@ impl GzDataset {
     /// are `memoryview`s of copies).
     fn __getitem__<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyDict>> {
         guard(|| {
-            let id = record_id(i, self.len())?;
             let mut arena = Vec::new();
-            let got = py
-                .detach(|| self.copy_out(&[id], &mut arena))
-                .map_err(|e| to_py(&e))?;
-            let c = got
-                .first()
-                .ok_or_else(|| PyValueError::new_err("record missing"))?;
-            crate::record::to_dict(py, &self.record(c, &arena), self.payload, &self.maps)
+            let c = self.one(py, i, &mut arena)?;
+            crate::record::to_dict(py, &self.record(&c, &arena), self.payload, &self.maps)
         })
     }
 

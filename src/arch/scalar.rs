@@ -141,7 +141,7 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
     let mut i = 0;
     let mut n = 0;
     while let Some(w) = word_at(bytes, i) {
-        let mut ends = !w & HIGH_BITS;
+        let ends = !w & HIGH_BITS;
         if ends == 0 {
             break;
         }
@@ -153,20 +153,34 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
             n += 8;
             continue;
         }
-        let payload = w & PAYLOAD_BITS;
-        let mut start = 0u32;
-        while ends != 0 {
-            // Bits [start, end) hold this varint's bytes.
-            let end = ends.trailing_zeros() + 1;
-            let width = end - start;
-            each(compact((payload >> start) & (u64::MAX >> (64 - width))));
-            n += 1;
-            start = end;
-            ends &= ends - 1;
-        }
-        i += (start / 8) as usize;
+        i += varints_in_word(w, ends, &mut n, each);
     }
     (i, n)
+}
+
+/// Emits every varint of the word `w` that ends at a terminator in `ends`
+/// (a mask of high bits: the word's clear continuation bits, of its valid
+/// bytes), counting them in `n`; returns how many bytes they took: the word
+/// up to its last terminator.
+#[inline(always)]
+pub(crate) fn varints_in_word<F: FnMut(u64)>(
+    w: u64,
+    mut ends: u64,
+    n: &mut usize,
+    each: &mut F,
+) -> usize {
+    let payload = w & PAYLOAD_BITS;
+    let mut start = 0u32;
+    while ends != 0 {
+        // Bits [start, end) hold this varint's bytes.
+        let end = ends.trailing_zeros() + 1;
+        let width = end - start;
+        each(compact((payload >> start) & (u64::MAX >> (64 - width))));
+        *n += 1;
+        start = end;
+        ends &= ends - 1;
+    }
+    (start / 8) as usize
 }
 
 /// [`prefetch`](super::prefetch) without a prefetch instruction: one load

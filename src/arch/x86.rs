@@ -175,10 +175,8 @@ unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize
 #[inline]
 pub fn prefetch(bytes: &[u8]) {
     for line in bytes.chunks(64) {
-        // SAFETY: SSE is part of the x86-64 baseline, so `prefetcht0` exists
-        // on every CPU this code runs on; a prefetch is a hint that never
-        // faults and never reads into the program, and the address is that
-        // of a live slice's byte.
+        // SAFETY: SSE (`prefetcht0`) is x86-64 baseline; a prefetch never
+        // faults, and the address is a byte of a live slice.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
     }
 }

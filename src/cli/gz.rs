@@ -78,11 +78,8 @@ pub(super) fn index(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let options = read.open_options(ErrorPolicy::Fail);
-    let raw = options
-        .with_framing(Some(crate::frame::Framing::OfRecord))
-        .with_compression(Compression::None);
-    let file = RecordFile::open(path, &raw).map_err(fatal)?;
-    let data = file.bytes();
+    let data = &RecordFile::stored_bytes(path, options.mmap).map_err(fatal)?;
+    let name = path.display().to_string();
     let resolved = resolve(data, framing_hint(path), &options);
     let started = std::time::Instant::now();
     let index = GzIndex::build(
@@ -92,7 +89,7 @@ pub(super) fn index(
         spacing,
         options.read.check_data_crc,
     )
-    .map_err(|e| data_or_fatal(e.with_file(file.name()), stderr))?;
+    .map_err(|e| data_or_fatal(e.with_file(name.as_str()), stderr))?;
     let elapsed = started.elapsed();
     let out: PathBuf = out.map_or_else(|| sidecar_path(path), Path::to_path_buf);
     if out == Path::new("-") {
@@ -110,7 +107,7 @@ pub(super) fn index(
         stderr,
         "{}: {} records indexed into {} (checkpoint index: {} checkpoints, {windows} with a \
          window{}; {} bytes, {:.2}% of the compressed file; {:.2} s)",
-        file.name(),
+        name,
         index.len(),
         out.display(),
         index.checkpoints().len(),
@@ -133,12 +130,8 @@ pub(super) fn sidecar_count(path: &Path, read: &ReadArgs, stderr: &mut dyn Write
     if !sidecar.is_file() {
         return None;
     }
-    let options = read
-        .open_options(ErrorPolicy::Fail)
-        .with_framing(Some(crate::frame::Framing::OfRecord))
-        .with_compression(Compression::None);
-    let file = RecordFile::open(path, &options).ok()?;
-    match GzIndex::load_native(&sidecar, file.bytes()) {
+    let data = RecordFile::stored_bytes(path, !read.no_mmap).ok()?;
+    match GzIndex::load_native(&sidecar, &data) {
         Ok(index) => Some(index.len()),
         Err(e) => {
             let _ = writeln!(
@@ -266,21 +259,9 @@ pub(super) fn block_compression(path: &Path, read: &ReadArgs) -> Option<(bool, u
     if resolved.compression != Compression::Gzip {
         return None;
     }
-    let raw = options
-        .with_framing(Some(crate::frame::Framing::OfRecord))
-        .with_compression(Compression::None);
-    let file = RecordFile::open(path, &raw).ok()?;
-    let sidecar = sidecar_path(path);
-    let index = GzIndex::load_native(&sidecar, file.bytes())
-        .or_else(|_| {
-            GzIndex::build(
-                file.bytes(),
-                Compression::Gzip,
-                resolved.framing,
-                u64::MAX,
-                false,
-            )
-        })
+    let data = RecordFile::stored_bytes(path, options.mmap).ok()?;
+    let index = GzIndex::load_native(sidecar_path(path), &data)
+        .or_else(|_| GzIndex::build(&data, Compression::Gzip, resolved.framing, u64::MAX, false))
         .ok()?;
     let members = index
         .checkpoints()

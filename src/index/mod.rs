@@ -603,14 +603,10 @@ impl Index {
     /// callers that cannot afford it use [`open_native`](Self::open_native).
     pub fn load_native(path: impl AsRef<Path>, data: &[u8], mmap: bool) -> Result<Index, Error> {
         let path = path.as_ref();
-        let options = crate::io::OpenOptions::default()
-            .with_framing(Some(Framing::OfRecord))
-            .with_compression(crate::io::Compression::None)
-            .with_mmap(mmap);
-        let file = crate::io::RecordFile::open(path, &options)?;
-        Index::open_native(file.bytes().clone(), data)
+        let bytes = crate::io::RecordFile::stored_bytes(path, mmap)?;
+        Index::open_native(bytes, data)
             .and_then(|index| index.verify_table().map(|()| index))
-            .map_err(|e| e.with_file(file.name()))
+            .map_err(|e| e.with_file(path.display().to_string()))
     }
 
     /// Checks that `data` is the data this index was made for: its size, then

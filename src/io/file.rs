@@ -81,6 +81,18 @@ impl fmt::Debug for RecordFile {
 }
 
 impl RecordFile {
+    /// The bytes of the file at `path` as they are stored: not decompressed,
+    /// no framing looked for (an index file, or a compressed file read
+    /// through its checkpoint index); memory-mapped unless `mmap` is false.
+    /// Errors: `io_error`, with the file name.
+    pub fn stored_bytes(path: impl AsRef<Path>, mmap: bool) -> Result<Bytes, Error> {
+        let options = OpenOptions::default()
+            .with_framing(Some(Framing::OfRecord))
+            .with_compression(Compression::None)
+            .with_mmap(mmap);
+        Ok(RecordFile::open(path, &options)?.bytes().clone())
+    }
+
     /// Opens the file at `path` (`-` for stdin, read whole), detecting its
     /// framing and compression unless `options` name them: from the first
     /// bytes and the name ([`framing_hint`]), as docs/FORMAT.md §1.6 says.

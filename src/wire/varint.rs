@@ -5,7 +5,7 @@
 //! (non-minimal) encodings are accepted.
 
 use super::DecodeReason;
-use crate::arch::scalar::{compact, word_at, HIGH_BITS, PAYLOAD_BITS};
+use crate::arch::scalar::{compact, varints_in_word, word_at, HIGH_BITS, PAYLOAD_BITS};
 
 /// Decodes one varint from the start of `buf`: `(value, bytes used)`.
 ///
@@ -74,31 +74,6 @@ fn decode_varint_slow(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
     Err(DecodeReason::Truncated)
 }
 
-/// Emits every varint that ends inside the word `w` (whose valid bytes are
-/// those with a bit in `valid`, a mask of high bits), and returns how many
-/// bytes they took: all of the word up to its last terminator.
-///
-/// One load serves several varints, and the positions of all of them come
-/// from one mask, so the loop over the run advances a word at a time rather
-/// than waiting on each varint's length.
-#[inline(always)]
-fn for_each_in_word(w: u64, valid: u64, n: &mut usize, each: &mut impl FnMut(u64)) -> usize {
-    let mut ends = !w & HIGH_BITS & valid;
-    let payload = w & PAYLOAD_BITS;
-    let mut start = 0u32;
-    while ends != 0 {
-        // Bits [start, end) hold this varint's bytes.
-        let end = ends.trailing_zeros() + 1;
-        let bits = payload >> start;
-        let width = end - start;
-        each(compact(bits & (u64::MAX >> (64 - width))));
-        *n += 1;
-        start = end;
-        ends &= ends - 1;
-    }
-    (start / 8) as usize
-}
-
 /// Decodes a packed run of varints, calling `each` with every value; returns
 /// how many there were. Errors carry offsets relative to the run's start.
 ///
@@ -106,9 +81,9 @@ fn for_each_in_word(w: u64, valid: u64, n: &mut usize, each: &mut impl FnMut(u64
 /// with no continuation bit is eight one-byte values; otherwise every varint
 /// ending in the word is decoded from it and the next word starts after the
 /// last of them). The last bytes of the run are read as one zero-padded
-/// word ([`for_each_in_word`]). Varints longer than 8 bytes and every error go through the
-/// byte-at-a-time decoder, so errors and their offsets are exactly those
-/// of [`decode_varint`].
+/// word. Varints longer than 8 bytes and every error go through the
+/// byte-at-a-time decoder, so errors and their offsets are exactly those of
+/// [`decode_varint`].
 #[inline]
 pub(crate) fn for_each_packed_varint(
     bytes: &[u8],
@@ -133,8 +108,9 @@ pub(crate) fn for_each_packed_varint(
                 // The last bytes, as one zero-padded word.
                 let mut last = [0u8; 8];
                 last[..rest.len()].copy_from_slice(rest);
-                let valid = HIGH_BITS >> (8 * (8 - rest.len()));
-                for_each_in_word(u64::from_le_bytes(last), valid, &mut n, &mut each)
+                let w = u64::from_le_bytes(last);
+                let ends = !w & HIGH_BITS & (HIGH_BITS >> (8 * (8 - rest.len())));
+                varints_in_word(w, ends, &mut n, &mut each)
             }
         };
         if used == 0 {

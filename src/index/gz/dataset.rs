@@ -197,13 +197,10 @@ impl GzDataset {
         let inputs: Vec<_> = self
             .shards
             .iter()
-            .map(|s| (s.index().order_inputs(spec), s.index().order_size(&spec)))
+            .map(|s| s.index().order_inputs(spec))
             .collect();
-        let spec = inputs.first().map_or(spec, |((_, spec), _)| *spec);
-        let files: Vec<(&[u64], u64)> = inputs
-            .iter()
-            .map(|((offsets, _), size)| (&offsets[..], *size))
-            .collect();
+        let spec = inputs.first().map_or(spec, |i| i.2);
+        let files: Vec<(&[u64], u64)> = inputs.iter().map(|i| (&i.0[..], i.1)).collect();
         Order::of_files(&files, spec)
     }
 }

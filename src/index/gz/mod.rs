@@ -25,6 +25,7 @@
 //! the plain index is: size and a content fingerprint, `stale_index` when
 //! they differ.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Write;
 use std::path::Path;
@@ -292,46 +293,30 @@ impl GzIndex {
     /// makes each checkpoint span a page ([`span_offsets`](Self::span_offsets)),
     /// so that a shuffled epoch inflates each span once per window.
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        let (offsets, spec) = self.order_inputs(spec);
+        let (offsets, _, spec) = self.order_inputs(spec);
         Order::new(self.len(), &offsets, spec)
     }
 
-    /// The offsets and spec [`order`](Self::order) passes on, and the size
-    /// of the space they lie in.
-    pub(crate) fn order_inputs(&self, spec: OrderSpec) -> (std::borrow::Cow<'_, [u64]>, OrderSpec) {
+    /// What [`order`](Self::order) passes on: the offsets, the size of the
+    /// space they lie in (for laying several files out), and the spec (a
+    /// page size of 0 becomes [`SPAN_STRIDE`] over the span offsets).
+    pub(crate) fn order_inputs(&self, spec: OrderSpec) -> (Cow<'_, [u64]>, u64, OrderSpec) {
+        let by_span = |mode| {
+            let size = self.points.len() as u64 * SPAN_STRIDE;
+            (self.span_offsets().into(), size, OrderSpec { mode, ..spec })
+        };
         match spec.mode {
-            Mode::PageAware { page_size: 0 } => (
-                self.span_offsets().into(),
-                OrderSpec {
-                    mode: Mode::PageAware {
-                        page_size: SPAN_STRIDE,
-                    },
-                    ..spec
-                },
-            ),
+            Mode::PageAware { page_size: 0 } => by_span(Mode::PageAware {
+                page_size: SPAN_STRIDE,
+            }),
             Mode::QuasiRandom {
                 page_size: 0,
                 window,
-            } => (
-                self.span_offsets().into(),
-                OrderSpec {
-                    mode: Mode::QuasiRandom {
-                        page_size: SPAN_STRIDE,
-                        window,
-                    },
-                    ..spec
-                },
-            ),
-            _ => (self.records.starts().into(), spec),
-        }
-    }
-
-    /// The size of the space [`order_inputs`](Self::order_inputs) puts the
-    /// offsets in for `spec` (for laying several files out).
-    pub(crate) fn order_size(&self, spec: &OrderSpec) -> u64 {
-        match spec.mode.page_size() {
-            Some(SPAN_STRIDE) => self.points.len() as u64 * SPAN_STRIDE,
-            _ => self.decompressed_size(),
+            } => by_span(Mode::QuasiRandom {
+                page_size: SPAN_STRIDE,
+                window,
+            }),
+            _ => (self.records.starts().into(), self.decompressed_size(), spec),
         }
     }
 

@@ -46,7 +46,6 @@ use crate::order::{Order, OrderError, OrderSpec};
 pub struct GzShard {
     data: Bytes,
     name: Arc<str>,
-    framing: Framing,
     read: ReadOptions,
     index: Arc<GzIndex>,
     origin: IndexOrigin,
@@ -81,12 +80,8 @@ impl GzShard {
         index: Option<&Path>,
     ) -> Result<GzShard, Error> {
         let path = path.as_ref();
-        let raw = options
-            .with_framing(Some(Framing::OfRecord))
-            .with_compression(Compression::None);
-        let file = RecordFile::open(path, &raw)?;
-        let name: Arc<str> = file.name().into();
-        let data = file.bytes().clone();
+        let data = RecordFile::stored_bytes(path, options.mmap)?;
+        let name: Arc<str> = path.display().to_string().into();
         let resolved = resolve(&data, framing_hint(path), options);
         if !matches!(resolved.compression, Compression::Gzip | Compression::Zlib) {
             return Err(Error::new(
@@ -159,7 +154,6 @@ impl GzShard {
         Ok(GzShard {
             data,
             name,
-            framing,
             read: options.read,
             index: Arc::new(index),
             origin,
@@ -188,7 +182,7 @@ impl GzShard {
 
     /// The framing of its records.
     pub fn framing(&self) -> Framing {
-        self.framing
+        self.index.records().framing()
     }
 
     /// The compressed bytes.
