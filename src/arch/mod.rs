@@ -18,6 +18,11 @@
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
 //!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
 //!   ([`scalar::compact`]).
+//! - [`varint_ends`]: the terminators of a packed run counted, and varints
+//!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
+//!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
+//!   runs of 10 continuation bits; twin: a word at a time
+//!   ([`scalar::varint_ends_word`]).
 //! - [`prefetch`]: asks for the cache lines of a slice ahead of use: SSE
 //!   `prefetcht0` (x86-64 baseline, no detection); twin: one load per line.
 
@@ -32,7 +37,7 @@ mod x86;
 pub enum Level {
     /// The portable scalar twins.
     Scalar,
-    /// x86-64 with SSE4.2 and PCLMULQDQ.
+    /// x86-64 with SSE4.2, PCLMULQDQ and POPCNT.
     X86Crc,
 }
 
@@ -65,6 +70,7 @@ fn detect() -> u8 {
         };
         if std::arch::is_x86_feature_detected!("sse4.2")
             && std::arch::is_x86_feature_detected!("pclmulqdq")
+            && std::arch::is_x86_feature_detected!("popcnt")
         {
             return X86_CRC | bmi2;
         }
@@ -155,6 +161,50 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
         return x86::varint_words(bytes, each);
     }
     scalar::varint_words(bytes, each)
+}
+
+/// What [`varint_ends`] found in the whole 64-byte blocks at the start of a
+/// packed run of varints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VarintEnds {
+    /// Bytes looked at: the whole 64-byte blocks (a multiple of 64).
+    pub used: usize,
+    /// Bytes among them with a clear high bit: the varints ending there.
+    pub ends: usize,
+    /// Continuation bytes at the end of the blocks, joined to the run
+    /// carried in when every byte was one, capped at 10.
+    pub run: usize,
+    /// Whether 10 continuation bytes followed each other (counting the run
+    /// carried in): a varint over 10 bytes long.
+    pub too_long: bool,
+}
+
+/// Counts the varints that end in the whole 64-byte blocks at the start of
+/// `bytes`, and whether any is over 10 bytes long, without decoding them:
+/// how a packed run is validated and counted. `run` is the number of
+/// continuation bytes just before `bytes` (0 at a run's start; below 10,
+/// since 10 are already too many); the bytes
+/// after the last whole block are left to the caller, with the run
+/// returned.
+///
+/// ```
+/// use recordwire::arch::varint_ends;
+/// // 64 bytes: 32 two-byte varints (0x96 0x01 = 150).
+/// let bytes = [0x96u8, 0x01].repeat(32);
+/// let scan = varint_ends(&bytes, 0);
+/// assert_eq!((scan.used, scan.ends, scan.run, scan.too_long), (64, 32, 0, false));
+/// // Ten continuation bytes in a row.
+/// let mut long = vec![0u8; 64];
+/// long[20..30].fill(0x80);
+/// assert!(varint_ends(&long, 0).too_long);
+/// ```
+#[inline]
+pub fn varint_ends(bytes: &[u8], run: usize) -> VarintEnds {
+    #[cfg(target_arch = "x86_64")]
+    if level() == Level::X86Crc {
+        return x86::varint_ends(bytes, run);
+    }
+    scalar::varint_ends(bytes, run)
 }
 
 /// Asks for every 64-byte cache line of `bytes` to be brought into the

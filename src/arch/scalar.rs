@@ -183,6 +183,50 @@ pub(crate) fn varints_in_word<F: FnMut(u64)>(
     (start / 8) as usize
 }
 
+/// One word (8 bytes, little-endian) of a packed run for
+/// [`varint_ends`](super::varint_ends): the number of varints ending in it;
+/// `run` (continuation bytes just before the word, capped at 10) becomes
+/// the run at its end, and `too_long` is set when a run reaches 10 bytes.
+/// Branch-free: `head` is the continuation bytes before the word's first
+/// terminator (8 when it has none, as `trailing_zeros` of 0 is 64), which
+/// join the run carried in; `tail` those after its last. A run inside the
+/// word is at most 7 long, so only runs touching its ends can reach 10.
+#[inline(always)]
+pub(crate) fn varint_ends_word(w: u64, run: &mut usize, too_long: &mut bool) -> usize {
+    let ends = !w & HIGH_BITS;
+    let head = (ends.trailing_zeros() >> 3) as usize;
+    let tail = (ends.leading_zeros() >> 3) as usize;
+    *too_long |= *run + head >= 10;
+    *run = if ends == 0 { (*run + 8).min(10) } else { tail };
+    // The bits of `ends` counted by one multiply: the bytes of `ends >> 7`
+    // are 0 or 1 and the multiply sums them into the top byte
+    // (`count_ones` is a long sequence on x86-64 targets without POPCNT).
+    ((ends >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
+}
+
+/// [`varint_ends`](super::varint_ends) a word at a time
+/// ([`varint_ends_word`]).
+#[inline]
+pub fn varint_ends(bytes: &[u8], mut run: usize) -> super::VarintEnds {
+    let mut ends = 0;
+    let mut too_long = false;
+    let blocks = bytes.chunks_exact(64);
+    let used = bytes.len() - blocks.remainder().len();
+    for block in blocks {
+        for w in block.chunks_exact(8) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(w);
+            ends += varint_ends_word(u64::from_le_bytes(b), &mut run, &mut too_long);
+        }
+    }
+    super::VarintEnds {
+        used,
+        ends,
+        run: run.min(10),
+        too_long,
+    }
+}
+
 /// [`prefetch`](super::prefetch) without a prefetch instruction: one load
 /// per 64-byte line. The loads do not depend on each other, so the lines
 /// still come from memory together, but each must arrive before the load

@@ -74,6 +74,47 @@ fn scalar_varint_words_match_byte_by_byte_decoding() {
     }
 }
 
+/// [`varint_ends`](super::varint_ends)'s answer byte by byte: the reference
+/// for its twin.
+fn varint_ends_bytes(d: &[u8], mut run: usize) -> super::VarintEnds {
+    let used = d.len() / 64 * 64;
+    let (mut ends, mut too_long) = (0, false);
+    for &b in &d[..used] {
+        if b < 0x80 {
+            ends += 1;
+            run = 0;
+        } else {
+            run += 1;
+            too_long |= run >= 10;
+        }
+    }
+    super::VarintEnds {
+        used,
+        ends,
+        run: run.min(10),
+        too_long,
+    }
+}
+
+#[test]
+fn scalar_varint_ends_match_byte_by_byte_counting() {
+    for (seed, cont) in [(11u64, 128u8), (12, 230), (13, 40), (14, 0), (15, 255)] {
+        let d = varint_bytes(1024 + 8, seed, cont);
+        for n in (0..=1024).step_by(if cfg!(miri) { 97 } else { 1 }) {
+            for align in 0..8 {
+                let d = &d[align..align + n];
+                for run in [0, 1, 5, 9] {
+                    assert_eq!(
+                        scalar::varint_ends(d, run),
+                        varint_ends_bytes(d, run),
+                        "{n} bytes at {align}, run {run}, continuation odds {cont}/256"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Lengths to try: all of 0..=4096 natively, fewer under miri.
 fn lengths() -> Vec<usize> {
     if cfg!(miri) {
@@ -259,6 +300,28 @@ mod x86 {
                         run_varints(scalar_varints, d),
                         "{n} bytes at {align}, continuation odds {cont}/256"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn varint_ends_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() || !std::arch::is_x86_feature_detected!("popcnt") {
+            return;
+        }
+        for (seed, cont) in [(16u64, 128u8), (17, 230), (18, 40), (19, 0), (20, 255)] {
+            let data = varint_bytes(4096 + 8, seed, cont);
+            for n in lengths() {
+                for align in 0..8 {
+                    let d = &data[align..align + n];
+                    for run in [0, 3, 8, 9] {
+                        assert_eq!(
+                            crate::arch::x86::varint_ends(d, run),
+                            scalar::varint_ends(d, run),
+                            "{n} bytes at {align}, run {run}, continuation odds {cont}/256"
+                        );
+                    }
                 }
             }
         }

@@ -6,8 +6,9 @@
 #![allow(unused_unsafe)] // intrinsics became safe inside target_feature fns in 1.87; MSRV is older
 
 use std::arch::x86_64::{
-    _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64, _mm_cvtsi64_si128,
-    _mm_prefetch, _pext_u64, _MM_HINT_T0,
+    __m128i, _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64,
+    _mm_cvtsi64_si128, _mm_loadu_si128, _mm_movemask_epi8, _mm_prefetch, _pext_u64, _popcnt64,
+    _MM_HINT_T0,
 };
 
 use super::scalar;
@@ -169,6 +170,54 @@ unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize
         i += ((64 - used.leading_zeros()) / 8) as usize;
     }
     (i, n)
+}
+
+/// `super::varint_ends` with SSE2 and POPCNT, 64 bytes a round.
+#[inline]
+pub fn varint_ends(bytes: &[u8], run: usize) -> super::VarintEnds {
+    // SAFETY: the dispatcher calls this only when `is_x86_feature_detected!`
+    // found sse4.2, pclmulqdq and popcnt (SSE2 is x86-64 baseline), which is
+    // all the target_feature function requires; it takes a plain slice.
+    unsafe { varint_ends_sse2(bytes, run) }
+}
+
+#[target_feature(enable = "sse2,popcnt")]
+unsafe fn varint_ends_sse2(bytes: &[u8], mut run: usize) -> super::VarintEnds {
+    let mut ends = 0;
+    let mut too_long = false;
+    let blocks = bytes.chunks_exact(64);
+    let used = bytes.len() - blocks.remainder().len();
+    for block in blocks {
+        let mut cont = 0u64;
+        for (k, lane) in block.chunks_exact(16).enumerate() {
+            // SAFETY: `lane` is 16 bytes of a live slice, read unaligned;
+            // sse2 is enabled for this function (x86-64 baseline).
+            let m = unsafe { _mm_movemask_epi8(_mm_loadu_si128(lane.as_ptr().cast::<__m128i>())) };
+            cont |= u64::from(m as u16) << (16 * k);
+        }
+        // Bit i of `cont`: byte i continues its varint.
+        // SAFETY: popcnt is enabled for this function; values only.
+        ends += 64 - unsafe { _popcnt64(cont as i64) } as usize;
+        // A run carried in, with the block's first continuation bytes.
+        too_long |= run + cont.trailing_ones() as usize >= 10;
+        // Runs of 10 inside the block: bit i of `r10` is set when bits
+        // i..i+10 of `cont` all are.
+        let r2 = cont & (cont >> 1);
+        let r4 = r2 & (r2 >> 2);
+        let r8 = r4 & (r4 >> 4);
+        too_long |= r8 & (r2 >> 8) != 0;
+        run = if cont == u64::MAX {
+            (run + 64).min(10)
+        } else {
+            cont.leading_ones() as usize
+        };
+    }
+    super::VarintEnds {
+        used,
+        ends,
+        run: run.min(10),
+        too_long,
+    }
 }
 
 /// `super::prefetch` with SSE's `prefetcht0`, one per 64-byte line.

@@ -5,7 +5,9 @@
 //! (non-minimal) encodings are accepted.
 
 use super::DecodeReason;
-use crate::arch::scalar::{compact, varints_in_word, word_at, HIGH_BITS, PAYLOAD_BITS};
+use crate::arch::scalar::{
+    compact, varint_ends_word, varints_in_word, word_at, HIGH_BITS, PAYLOAD_BITS,
+};
 
 /// Decodes one varint from the start of `buf`: `(value, bytes used)`.
 ///
@@ -125,40 +127,24 @@ pub(crate) fn for_each_packed_varint(
     }
 }
 
-/// The number of bits set in a mask of high bits (`ends`), by one multiply:
-/// the bytes of `ends >> 7` are 0 or 1 and the multiply sums them into the
-/// top byte. (`count_ones` is a long bit-twiddling sequence on x86-64
-/// targets without POPCNT, the default.)
-#[inline(always)]
-fn terminators(ends: u64) -> usize {
-    ((ends >> 7).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize
-}
-
 /// Counts the varints of a packed run and checks that each is complete and
 /// at most 10 bytes long, without decoding them; errors carry offsets
 /// relative to the run's start, as [`for_each_packed_varint`] reports them.
 ///
-/// Eight bytes at a time: the count is the number of bytes with a clear high
-/// bit; the only other thing to track is the run of continuation bytes
-/// crossing word boundaries (a run inside one word is at most 7 long, so
-/// only runs touching a word's ends can reach 10).
+/// The count is the number of bytes with a clear high bit; the only other
+/// thing to track is the run of continuation bytes. Whole 64-byte blocks go
+/// through [`crate::arch::varint_ends`], the words after them through its
+/// scalar step, the last bytes one at a time.
 #[inline]
 pub(crate) fn count_packed_varints(bytes: &[u8]) -> Result<usize, (usize, DecodeReason)> {
-    let mut n = 0usize;
+    let blocks = crate::arch::varint_ends(bytes, 0);
+    let mut n = blocks.ends;
     // Continuation bytes at the end of what has been seen.
-    let mut run = 0usize;
-    let mut too_long = false;
-    let mut i = 0;
-    // Branch-free per word: `head` is the continuation bytes before the
-    // word's first terminator (8 when it has none, as `trailing_zeros` of 0
-    // is 64), which join the run carried in; `tail` those after its last.
+    let mut run = blocks.run;
+    let mut too_long = blocks.too_long;
+    let mut i = blocks.used;
     while let Some(w) = word_at(bytes, i) {
-        let ends = !w & HIGH_BITS;
-        let head = (ends.trailing_zeros() >> 3) as usize;
-        let tail = (ends.leading_zeros() >> 3) as usize;
-        too_long |= run + head >= 10;
-        run = if ends == 0 { run + 8 } else { tail };
-        n += terminators(ends);
+        n += varint_ends_word(w, &mut run, &mut too_long);
         i += 8;
     }
     if too_long {
