@@ -402,6 +402,74 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// Whether a map of at most 64 entries repeats no name, found by another
+/// walk of it (validation) as it meets the names: one hash and one probe
+/// of a small table of hashes per entry, no walk of its own. The views made
+/// by `parse` keep the answer (see [`Effective`](super::Effective)), so
+/// iterating and counting a validated map whose names are all distinct does
+/// not walk it once more to look for replaced entries.
+///
+/// Only the 32-bit hashes are kept (no names to compare), so two names
+/// with the same hash count as a repeat: the answer is then "not known" and
+/// the map is walked as before, which compares the names. Never wrong,
+/// at worst slower for maps that do repeat a name.
+pub(super) struct Seen {
+    /// Open addressing, linear probing: 0 empty, else a hash (0 kept as 1).
+    slots: [u32; 128],
+    /// Entries met so far.
+    count: usize,
+    /// Two entries had the same hash.
+    repeat: bool,
+}
+
+impl Seen {
+    pub(super) fn new() -> Self {
+        Seen {
+            slots: [0; 128],
+            count: 0,
+            repeat: false,
+        }
+    }
+
+    /// The next entry's name.
+    #[inline]
+    pub(super) fn add(&mut self, name: &[u8]) {
+        self.count += 1;
+        if self.count > 64 || self.repeat {
+            return;
+        }
+        let h = hash_name(name).max(1);
+        let mut s = h as usize;
+        loop {
+            let slot = &mut self.slots[s % 128];
+            if *slot == 0 {
+                *slot = h;
+                return;
+            }
+            if *slot == h {
+                self.repeat = true;
+                return;
+            }
+            s += 1;
+        }
+    }
+
+    /// Entries met so far.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Bit i set for each entry i when the map has 1 to 64 entries and no
+    /// two of their names have the same hash (every entry is effective);
+    /// else 0, for not known.
+    pub(super) fn effective(&self) -> u64 {
+        match (self.count, self.repeat) {
+            (1..=64, false) => u64::MAX >> (64 - self.count),
+            _ => 0,
+        }
+    }
+}
+
 impl<'a, const CAP: usize, const SLOTS: usize> Table<'a, CAP, SLOTS> {
     /// Adds a name known not to be in the table.
     fn add_new(&mut self, row: Row<'a>) -> Result<(), Row<'a>> {

@@ -10,6 +10,9 @@ use crate::wire::{FieldReader, Value};
 pub struct ExampleRef<'a> {
     pub(super) bytes: &'a [u8],
     pub(super) base: u64,
+    /// The feature map's effective entries when `parse` found them (see
+    /// `MapRef::effective`); 0 when not known.
+    pub(super) known: u64,
 }
 
 impl<'a> ExampleRef<'a> {
@@ -20,6 +23,7 @@ impl<'a> ExampleRef<'a> {
             Logical::root(self.bytes, self.base, 0).child_collapsed(1),
             Schema::TensorFlow,
         )
+        .known(self.known)
     }
 
     /// The feature named `name`.
@@ -39,20 +43,26 @@ impl<'a> ExampleRef<'a> {
     }
 
     /// Checks the record like `ParseFromString` (and more in strict mode):
-    /// the body of [`Self::validate`].
-    fn check(&self, strict: bool) -> Result<(), DecodeError> {
+    /// the body of [`Self::validate`]. Returns the feature map's effective
+    /// entries when the record has one `features` field (the map is then
+    /// that field's entries, in the same order), else 0.
+    fn check(&self, strict: bool) -> Result<u64, DecodeError> {
+        let (mut segments, mut effective) = (0, 0);
         validate_top(self.bytes, self.base, strict, |n, b, off| {
             (n == 1).then(|| {
                 let features = FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow);
                 // Each Features segment is checked as its own message here;
                 // strict cross-segment checks run below.
-                features.validate(false)
+                segments += 1;
+                effective = features.check(false)?;
+                Ok(())
             })
         })?;
+        let known = if segments == 1 { effective } else { 0 };
         if strict {
             self.features().validate(true)?;
         }
-        Ok(())
+        Ok(known)
     }
 }
 

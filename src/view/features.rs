@@ -45,7 +45,7 @@ pub struct FeaturesRef<'a> {
 impl<'a> FeaturesRef<'a> {
     pub(super) fn new(msg: Logical<'a>, schema: Schema) -> Self {
         FeaturesRef {
-            map: MapRef { msg },
+            map: MapRef::new(msg),
             schema,
         }
     }
@@ -97,7 +97,7 @@ impl<'a> FeaturesRef<'a> {
     /// Number of distinct features (one walk of the entries, as
     /// [`iter`](Self::iter) marks them), or the first damaged entry's error.
     pub fn len(&self) -> Result<usize, DecodeError> {
-        self.map.effective().count_effective()
+        self.map.len()
     }
 
     /// Whether there are no features.
@@ -109,15 +109,28 @@ impl<'a> FeaturesRef<'a> {
     /// for TensorFlow's schema) and value; in strict mode also unknown fields,
     /// duplicate keys and mixed packing.
     pub fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+        self.check(strict).map(drop)
+    }
+
+    /// [`validate`](Self::validate), returning the effective entries the
+    /// walk found (see [`MapRef::effective`]).
+    pub(super) fn check(&self, strict: bool) -> Result<u64, DecodeError> {
         let schema = self.schema;
-        validate_map(self.map, schema, strict, |body, base, depth| {
+        let effective = validate_map(self.map, schema, strict, |body, base, depth| {
             validate_feature_segment(body, base, depth, schema, strict)
         })?;
         if strict {
-            for e in self.iter() {
+            for e in self.known(effective).iter() {
                 e?.feature.validate(true)?;
             }
         }
-        Ok(())
+        Ok(effective)
+    }
+
+    /// This map with its effective entries known (from [`check`](Self::check)
+    /// of the same bytes; 0 for not known).
+    pub(super) fn known(mut self, effective: u64) -> Self {
+        self.map.effective = effective;
+        self
     }
 }

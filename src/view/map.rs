@@ -2,7 +2,7 @@
 //! stand on the wire, and the two ways to walk them: every entry
 //! ([`Entries`]) and the effective ones, last entry per key ([`Effective`]).
 
-use super::dedup::{self, Walk};
+use super::dedup::{self, Seen, Walk};
 use super::logical::Logical;
 use super::*;
 use crate::wire::{DecodeError, DecodeReason};
@@ -124,9 +124,18 @@ where
 #[derive(Debug, Clone, Copy)]
 pub(super) struct MapRef<'a> {
     pub(super) msg: Logical<'a>,
+    /// The effective entries, when the validation of these bytes found
+    /// them (bit i: entry i is effective; see [`Seen`]): 0 when not known.
+    /// The views made by `parse` set it, so that iterating and counting
+    /// need no walk to mark the replaced entries.
+    pub(super) effective: u64,
 }
 
 impl<'a> MapRef<'a> {
+    pub(super) fn new(msg: Logical<'a>) -> Self {
+        MapRef { msg, effective: 0 }
+    }
+
     pub(super) fn entries(&self) -> Entries<'a> {
         Entries {
             fields: self.msg.fields(),
@@ -153,7 +162,18 @@ impl<'a> MapRef<'a> {
     /// Entries whose key does not appear again later (the effective map, in
     /// the order of each key's last entry).
     pub(super) fn effective(&self) -> Effective<'a> {
-        Effective::new(self.entries())
+        match self.effective {
+            0 => Effective::new(self.entries()),
+            known => Effective::known(self.entries(), known),
+        }
+    }
+
+    /// The number of effective entries, or the first damaged entry's error.
+    pub(super) fn len(&self) -> Result<usize, DecodeError> {
+        match self.effective {
+            0 => self.effective().count_effective(),
+            known => Ok(known.count_ones() as usize),
+        }
     }
 }
 
@@ -341,6 +361,24 @@ impl<'a> Effective<'a> {
         }
     }
 
+    /// The effective entries of a map of at most 64 entries, known from
+    /// its validation (`effective`, bit i: entry i is effective): no walk
+    /// to mark them, and none past the last effective entry.
+    pub(super) fn known(entries: Entries<'a>, effective: u64) -> Self {
+        let mut replaced = [0; dedup::WORDS];
+        replaced[0] = !effective;
+        Effective {
+            entries,
+            position: 0,
+            started: true,
+            start: 0,
+            // After the last effective entry, nothing more is yielded.
+            limit: 64 - effective.leading_zeros() as usize,
+            error: None,
+            replaced,
+        }
+    }
+
     /// Marks the window of entries from the current position.
     fn mark(&mut self) {
         let mut walk = Walk::new(self.entries.clone(), self.position, self.limit, self.error);
@@ -408,7 +446,8 @@ impl<'a> Iterator for Effective<'a> {
     }
 }
 
-/// Validates one map entry (its body `body` at `base`, nested at `depth`).
+/// Validates one map entry (its body `body` at `base`, nested at `depth`);
+/// returns its key (the last one, empty when there is none).
 fn validate_entry<'a>(
     body: &'a [u8],
     base: u64,
@@ -416,14 +455,15 @@ fn validate_entry<'a>(
     strict: bool,
     valid_name: impl Fn(&[u8]) -> bool,
     value: &mut impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
-) -> Result<(), DecodeError> {
+) -> Result<&'a [u8], DecodeError> {
+    let mut key: &[u8] = &[];
     for g in FieldReader::new(body, base, depth) {
         let g = g?;
         match (g.number, g.value) {
             (1, Value::Len(k)) if !valid_name(k) => {
                 return Err(DecodeError::new(g.value_offset, DecodeReason::InvalidUtf8));
             }
-            (1, Value::Len(_)) => {}
+            (1, Value::Len(k)) => key = k,
             (2, Value::Len(v)) => {
                 let vd = nested_depth(depth, g.value_offset)?;
                 value(v, g.value_offset, vd)?;
@@ -432,20 +472,25 @@ fn validate_entry<'a>(
             _ => {}
         }
     }
-    Ok(())
+    Ok(key)
 }
 
 /// Validates every segment and entry of a map; `value` checks one segment
 /// of a value at its depth.
+///
+/// Returns the map's effective entries as [`Seen::effective`] gives them
+/// (bit i: entry i is effective; 0 when the map has more than 64 entries),
+/// found on the way: the names go into a table as the walk meets them.
 pub(super) fn validate_map<'a>(
     map: MapRef<'a>,
     schema: Schema,
     strict: bool,
     mut value: impl FnMut(&'a [u8], u64, u32) -> Result<(), DecodeError>,
-) -> Result<(), DecodeError> {
+) -> Result<u64, DecodeError> {
     let depth = map.msg.depth();
     let utf8 = schema.utf8_names();
     let valid_name = |k: &[u8]| !utf8 || k.is_ascii() || std::str::from_utf8(k).is_ok();
+    let mut seen = Seen::new();
     for seg in map.msg.segments() {
         let (seg, base) = seg?;
         let mut fields = FieldReader::new(seg, base, depth);
@@ -453,15 +498,20 @@ pub(super) fn validate_map<'a>(
             // The usual entry, checked from its bytes as the loop below
             // would check it: the key, then the value.
             if let Some((body, _, at)) = fields.next_short_len(0x0a) {
-                if let (Some((key, v, start)), true) = (split_entry(body), depth + 1 < MAX_DEPTH) {
-                    if !valid_name(key) {
-                        return Err(DecodeError::new(at + 2, DecodeReason::InvalidUtf8));
+                let key = match (split_entry(body), depth + 1 < MAX_DEPTH) {
+                    (Some((key, v, start)), true) => {
+                        if !valid_name(key) {
+                            return Err(DecodeError::new(at + 2, DecodeReason::InvalidUtf8));
+                        }
+                        value(v, at + start as u64, depth + 2)?;
+                        key
                     }
-                    value(v, at + start as u64, depth + 2)?;
-                } else {
-                    let d = nested_depth(depth, at)?;
-                    validate_entry(body, at, d, strict, valid_name, &mut value)?;
-                }
+                    _ => {
+                        let d = nested_depth(depth, at)?;
+                        validate_entry(body, at, d, strict, valid_name, &mut value)?
+                    }
+                };
+                seen.add(key);
                 continue;
             }
             let Some(f) = fields.next() else { break };
@@ -473,13 +523,23 @@ pub(super) fn validate_map<'a>(
                 continue;
             };
             let d = nested_depth(depth, f.value_offset)?;
-            validate_entry(body, f.value_offset, d, strict, valid_name, &mut value)?;
+            seen.add(validate_entry(
+                body,
+                f.value_offset,
+                d,
+                strict,
+                valid_name,
+                &mut value,
+            )?);
         }
     }
-    if strict {
+    let effective = seen.effective();
+    // A map whose every entry is effective has no duplicate key.
+    let all = (effective != 0).then(|| effective.count_ones() as usize == seen.count());
+    if strict && all != Some(true) {
         if let Some(offset) = Walk::first_duplicate(map.entries())? {
             return Err(DecodeError::new(offset, DecodeReason::DuplicateKey));
         }
     }
-    Ok(())
+    Ok(effective)
 }

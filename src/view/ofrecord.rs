@@ -9,12 +9,15 @@ use crate::wire::DecodeError;
 pub struct OfRecordRef<'a> {
     pub(super) bytes: &'a [u8],
     pub(super) base: u64,
+    /// The map's effective entries when `parse` found them (see
+    /// `MapRef::effective`); 0 when not known.
+    pub(super) known: u64,
 }
 
 impl<'a> OfRecordRef<'a> {
     /// The features (`OFRecord.feature`).
     pub fn features(&self) -> FeaturesRef<'a> {
-        FeaturesRef::new(Logical::root(self.bytes, self.base, 0), Schema::OneFlow)
+        FeaturesRef::new(Logical::root(self.bytes, self.base, 0), Schema::OneFlow).known(self.known)
     }
 
     /// The feature named `name`.
@@ -23,11 +26,11 @@ impl<'a> OfRecordRef<'a> {
     }
 
     /// Checks the record like `ParseFromString` (and more in strict mode):
-    /// the body of [`Self::validate`].
-    fn check(&self, strict: bool) -> Result<(), DecodeError> {
+    /// the body of [`Self::validate`]. Returns the map's effective entries.
+    fn check(&self, strict: bool) -> Result<u64, DecodeError> {
         // The record is itself the map: validate_map walks its entries and
         // reports unknown top-level fields in strict mode.
-        self.features().validate(strict)
+        self.features().check(strict)
     }
 }
 

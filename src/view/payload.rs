@@ -66,7 +66,8 @@ pub trait Payload<'a>: Copy + Sized {
     }
 }
 
-/// Gives a view struct `{ bytes, base }` with a `check(&self, strict)` method
+/// Gives a view struct `{ bytes, base, known }` with a `check(&self, strict)`
+/// method returning what it found out (`known`, kept by `parse`)
 /// the inherent `new`/`parse`/`parse_with`/`validate`/`bytes` and the
 /// [`Payload`] implementation, so that the three views cannot drift apart.
 macro_rules! payload_view {
@@ -74,7 +75,11 @@ macro_rules! payload_view {
         impl<'a> $view<'a> {
             #[doc = concat!("A lazy view of `bytes` as a ", $msg, " (first byte at absolute offset `base`); no check.")]
             pub fn new(bytes: &'a [u8], base: u64) -> Self {
-                $view { bytes, base }
+                $view {
+                    bytes,
+                    base,
+                    known: Default::default(),
+                }
             }
 
             /// A view of `bytes`, checked the way `ParseFromString` checks it.
@@ -88,13 +93,18 @@ macro_rules! payload_view {
                 base: u64,
                 options: DecodeOptions,
             ) -> Result<Self, DecodeError> {
-                <Self as $crate::view::Payload>::parse_with(bytes, base, options)
+                let mut view = Self::new(bytes, base);
+                // What the check found out about the maps (their
+                // effective entries) is kept, so that iterating them
+                // does not walk them again to find it.
+                view.known = view.check(options.strict)?;
+                Ok(view)
             }
 
             /// Checks the record like `ParseFromString`, and more with
             /// [`DecodeOptions::strict`].
             pub fn validate(&self, options: DecodeOptions) -> Result<(), DecodeError> {
-                self.check(options.strict)
+                self.check(options.strict).map(drop)
             }
 
             /// The serialized bytes.
@@ -111,7 +121,15 @@ macro_rules! payload_view {
             }
 
             fn validate(&self, options: DecodeOptions) -> Result<(), DecodeError> {
-                self.check(options.strict)
+                self.check(options.strict).map(drop)
+            }
+
+            fn parse_with(
+                bytes: &'a [u8],
+                base: u64,
+                options: DecodeOptions,
+            ) -> Result<Self, DecodeError> {
+                $view::parse_with(bytes, base, options)
             }
 
             fn bytes(&self) -> &'a [u8] {

@@ -140,7 +140,7 @@ impl<'a> FeatureListsRef<'a> {
 
     /// Number of distinct feature lists.
     pub fn len(&self) -> Result<usize, DecodeError> {
-        self.map.effective().count_effective()
+        self.map.len()
     }
 
     /// Whether there are no feature lists.
@@ -148,7 +148,7 @@ impl<'a> FeatureListsRef<'a> {
         Ok(self.map.entries().next().transpose()?.is_none())
     }
 
-    pub(super) fn validate(&self, strict: bool) -> Result<(), DecodeError> {
+    pub(super) fn validate(&self, strict: bool) -> Result<u64, DecodeError> {
         validate_map(self.map, Schema::TensorFlow, strict, |b, off, d| {
             validate_feature_list_segment(b, off, d, strict)
         })
@@ -160,6 +160,9 @@ impl<'a> FeatureListsRef<'a> {
 pub struct SequenceExampleRef<'a> {
     pub(super) bytes: &'a [u8],
     pub(super) base: u64,
+    /// The effective entries of the context and of the feature lists when
+    /// `parse` found them (see `MapRef::effective`); 0 when not known.
+    pub(super) known: [u64; 2],
 }
 
 impl<'a> SequenceExampleRef<'a> {
@@ -169,15 +172,14 @@ impl<'a> SequenceExampleRef<'a> {
             Logical::root(self.bytes, self.base, 0).child(1),
             Schema::TensorFlow,
         )
+        .known(self.known[0])
     }
 
     /// The feature lists (`SequenceExample.feature_lists.feature_list`).
     pub fn feature_lists(&self) -> FeatureListsRef<'a> {
-        FeatureListsRef {
-            map: MapRef {
-                msg: Logical::root(self.bytes, self.base, 0).child(2),
-            },
-        }
+        let mut map = MapRef::new(Logical::root(self.bytes, self.base, 0).child(2));
+        map.effective = self.known[1];
+        FeatureListsRef { map }
     }
 
     /// Whether the record has a `context` / `feature_lists` field at all.
@@ -195,27 +197,28 @@ impl<'a> SequenceExampleRef<'a> {
     }
 
     /// Checks the record like `ParseFromString` (and more in strict mode):
-    /// the body of [`Self::validate`].
-    fn check(&self, strict: bool) -> Result<(), DecodeError> {
-        validate_top(self.bytes, self.base, strict, |n, b, off| match n {
-            1 => {
-                Some(FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow).validate(false))
-            }
-            2 => Some(
-                FeatureListsRef {
-                    map: MapRef {
-                        msg: Logical::root(b, off, 1),
-                    },
+    /// the body of [`Self::validate`]. Returns the effective entries of the
+    /// context and of the feature lists, each when its part is one field
+    /// (its map is then that field's entries), else 0.
+    fn check(&self, strict: bool) -> Result<[u64; 2], DecodeError> {
+        let mut parts = [(0u32, 0u64); 2];
+        validate_top(self.bytes, self.base, strict, |n, b, off| {
+            let effective = match n {
+                1 => FeaturesRef::new(Logical::root(b, off, 1), Schema::TensorFlow).check(false),
+                2 => FeatureListsRef {
+                    map: MapRef::new(Logical::root(b, off, 1)),
                 }
                 .validate(false),
-            ),
-            _ => None,
+                _ => return None,
+            };
+            let part = &mut parts[n as usize - 1];
+            Some(effective.map(|e| *part = (part.0 + 1, e)))
         })?;
         if strict {
             self.context().validate(true)?;
             self.feature_lists().validate(true)?;
         }
-        Ok(())
+        Ok(parts.map(|(segments, e)| if segments == 1 { e } else { 0 }))
     }
 }
 

@@ -351,6 +351,7 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
             let want = expected_get(&wire, &name);
             prop_assert_eq!(got, want.map(|w| w.is_some()), "get({:?})", name);
         }
+        check_parsed(spec, &record.0, lists, &got, len.as_ref().ok().copied())?;
         // Strict mode reports the first duplicate, at its next entry.
         if spec.damage.is_none() {
             let strict = DecodeOptions { strict: true };
@@ -365,6 +366,103 @@ fn check(spec: &Spec) -> Result<(), TestCaseError> {
                     prop_assert_eq!(r, Err(DecodeError::new(offset, DecodeReason::DuplicateKey)))
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// A parsed (validated) view iterates and counts its map from what its
+/// check found (the effective entries, for maps of at most 64 entries):
+/// the same as the lazy view (`got`, `len`), when the record parses. The
+/// map split over two fields (`features` twice, `context` twice), an
+/// OFRecord (the record is the map) and a SequenceExample's context agree
+/// too.
+fn check_parsed(
+    spec: &Spec,
+    record: &[u8],
+    lists: bool,
+    got: &[Result<u64, DecodeError>],
+    len: Option<usize>,
+) -> Result<(), TestCaseError> {
+    let count = spec.names.len();
+    // What parse can know: a map of 1 to 64 entries whose names' hashes
+    // all differ (the others are walked as the lazy view walks them).
+    let mut hashes: Vec<u32> = spec.names.iter().map(|n| hash_name(n).max(1)).collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    let knowable = (1..=64).contains(&count) && hashes.len() == count;
+    if spec.damage.is_none() {
+        let parses = if lists {
+            SequenceExampleRef::parse(record, 0).is_ok()
+        } else {
+            ExampleRef::parse(record, 0).is_ok()
+        };
+        prop_assert!(parses, "an undamaged map parses");
+    }
+    let offsets = |it: &mut dyn Iterator<Item = Result<u64, DecodeError>>| it.collect::<Vec<_>>();
+    if lists {
+        if let Ok(seq) = SequenceExampleRef::parse(record, 0) {
+            prop_assert_eq!(seq.known[1] != 0, knowable, "known");
+            let fl = seq.feature_lists();
+            prop_assert_eq!(
+                &offsets(&mut fl.iter().map(|e| e.map(|e| e.entry.offset))),
+                got,
+                "parsed feature lists"
+            );
+            prop_assert_eq!(fl.len().ok(), len, "parsed len()");
+        }
+        return Ok(());
+    }
+    let map = map_bytes(spec, false);
+    // The same map as a context, as an OFRecord (a `Feature` value is
+    // what both hold), and split over two `features` fields.
+    let context = M::new().msg(1, M(map.0.clone()));
+    let half = map.0.len() / 2;
+    let cut = (0..count)
+        .map(|i| {
+            map_bytes(
+                &Spec {
+                    names: spec.names[..i].to_vec(),
+                    damage: spec.damage,
+                },
+                false,
+            )
+            .0
+            .len()
+        })
+        .find(|&at| at >= half)
+        .unwrap_or(map.0.len());
+    let split = M::new()
+        .msg(1, M(map.0[..cut].to_vec()))
+        .msg(1, M(map.0[cut..].to_vec()));
+    let lazy = |fs: FeaturesRef<'_>| offsets(&mut fs.iter().map(|e| e.map(|e| e.entry.offset)));
+    if let Ok(ex) = ExampleRef::parse(record, 0) {
+        prop_assert_eq!(ex.known != 0, knowable, "known");
+        prop_assert_eq!(&lazy(ex.features()), got, "parsed features");
+        prop_assert_eq!(ex.features().len().ok(), len, "parsed len()");
+    }
+    for (what, parsed, plain) in [
+        (
+            "context",
+            SequenceExampleRef::parse(&context.0, 0).map(|s| s.context()),
+            SequenceExampleRef::new(&context.0, 0).context(),
+        ),
+        (
+            "OFRecord",
+            OfRecordRef::parse(&map.0, 0).map(|o| o.features()),
+            OfRecordRef::new(&map.0, 0).features(),
+        ),
+        (
+            "split map",
+            ExampleRef::parse(&split.0, 0).map(|e| e.features()),
+            ExampleRef::new(&split.0, 0).features(),
+        ),
+    ] {
+        if let Ok(parsed) = parsed {
+            prop_assert_eq!(lazy(parsed), lazy(plain), "{}", what);
+            prop_assert_eq!(parsed.len(), plain.len(), "{} len()", what);
+            let known = parsed.map.effective != 0;
+            prop_assert_eq!(known, what != "split map" && knowable, "{} known", what);
         }
     }
     Ok(())
