@@ -282,19 +282,13 @@ pub(super) fn validate_feature_segment(
     schema: Schema,
     strict: bool,
 ) -> Result<(), DecodeError> {
-    // The usual feature, `<list tag> <len> 0a <len> run`, every length one
-    // byte: checked from its bytes as the two steps below would check it.
-    if let [tag, len, 0x0a, run_len, run @ ..] = seg {
-        if tag & 0x87 == 2
-            && *tag >= 8
-            && *len < 0x80
-            && *run_len < 0x80
-            && *len as usize == seg.len() - 2
-            && *run_len as usize == run.len()
-            && depth < MAX_DEPTH
-        {
+    // The usual feature, `<list tag> <len> 0a <len> run`, each length of
+    // one or two bytes: checked from its bytes as the two steps below would
+    // check it.
+    if let Some((tag, run, list_at, run_at)) = usual_feature(seg) {
+        if depth < MAX_DEPTH {
             if let Some(kind) = schema.kind_of(u32::from(tag >> 3)) {
-                return list::validate_one_run(kind, run, base + 2, base + 4);
+                return list::validate_one_run(kind, run, base + list_at, base + run_at);
             }
         }
     }
@@ -307,9 +301,39 @@ pub(super) fn validate_feature_segment(
     validate_feature_fields(seg, base, depth, schema, strict)
 }
 
+/// A varint of one or two bytes at the start of `b`: its value and length.
+#[inline(always)]
+fn short_len(b: &[u8]) -> Option<(usize, u64)> {
+    match *b {
+        [l, ..] if l < 0x80 => Some((l as usize, 1)),
+        [l0, l1, ..] if l1 < 0x80 => Some(((l0 & 0x7f) as usize | (l1 as usize) << 7, 2)),
+        _ => None,
+    }
+}
+
+/// The usual `Feature`: `seg` is one list field (a one-byte tag of wire
+/// type LEN) holding one field `0a` (a packed run, or one bytes value),
+/// each length of one or two bytes and exactly filling its message. Its
+/// tag, the run, and the offsets in `seg` of the list and of the run.
+#[inline(always)]
+fn usual_feature(seg: &[u8]) -> Option<(u8, &[u8], u64, u64)> {
+    let (&tag, rest) = seg.split_first()?;
+    if tag & 0x87 != 2 || tag < 8 {
+        return None;
+    }
+    let (len, n) = short_len(rest)?;
+    let list = rest.get(n as usize..)?;
+    let [0x0a, rest @ ..] = list else {
+        return None;
+    };
+    let (run_len, m) = short_len(rest)?;
+    let run = rest.get(m as usize..)?;
+    (len == list.len() && run_len == run.len()).then_some((tag, run, 1 + n, 2 + n + m))
+}
+
 /// [`validate_feature_segment`] by the walk of the segment's fields.
 #[inline(never)]
-fn validate_feature_fields(
+pub(super) fn validate_feature_fields(
     seg: &[u8],
     base: u64,
     depth: u32,

@@ -4,7 +4,7 @@
 use super::logical::{Logical, LogicalFields};
 use super::*;
 use crate::wire::DecodeError;
-use crate::wire::{FieldReader, Value};
+use crate::wire::{FieldReader, Value, MAX_DEPTH};
 
 /// A borrowed `FeatureList` (`repeated Feature feature = 1`).
 #[derive(Debug, Clone, Copy)]
@@ -64,13 +64,26 @@ impl<'a> Iterator for FeatureListIter<'a> {
     }
 }
 
-fn validate_feature_list_segment(
+pub(super) fn validate_feature_list_segment(
     seg: &[u8],
     base: u64,
     depth: u32,
     strict: bool,
 ) -> Result<(), DecodeError> {
-    for f in FieldReader::new(seg, base, depth) {
+    let mut fields = FieldReader::new(seg, base, depth);
+    loop {
+        // The usual frame, a `Feature` field with a short length: its one
+        // segment checked as `FeatureRef::validate` checks it (outside
+        // strict mode, which also looks at how the list is packed).
+        if !strict && depth < MAX_DEPTH {
+            if let Some((b, _, at)) = fields.next_short_len(0x0a) {
+                validate_feature_segment(b, at, depth + 1, Schema::TensorFlow, false)?;
+                continue;
+            }
+        }
+        let Some(f) = fields.next() else {
+            return Ok(());
+        };
         let f = f?;
         match (f.number, f.value) {
             (1, Value::Len(b)) => {
@@ -81,7 +94,6 @@ fn validate_feature_list_segment(
             _ => {}
         }
     }
-    Ok(())
 }
 
 /// A named feature list: an entry of a `FeatureLists` map.

@@ -390,3 +390,94 @@ fn one_run_feature_errors_are_where_the_walk_puts_them() {
     let ex = M::new().msg(1, M::new().msg(1, entry("f", ok)));
     assert!(ExampleRef::parse(&ex.0, 0).is_ok());
 }
+
+mod fast_paths {
+    //! The validation fast paths (the usual `Feature`, the usual frame of
+    //! a `FeatureList`) against the general walks they stand in for, on
+    //! usual shapes with one- and two-byte lengths and on any one byte of
+    //! them changed.
+    use super::super::feature::{validate_feature_fields, validate_feature_segment};
+    use super::super::sequence_example::validate_feature_list_segment;
+    use super::*;
+    use crate::wire::{FieldReader, Value, MAX_DEPTH};
+    use proptest::prelude::*;
+
+    /// A `Feature` of one list (`tag`) holding one run of `run`.
+    fn feature(tag: u8, run: &[u8]) -> Vec<u8> {
+        let mut list = vec![0x0a];
+        encode_varint(run.len() as u64, &mut list);
+        list.extend_from_slice(run);
+        let mut f = vec![tag];
+        encode_varint(list.len() as u64, &mut f);
+        f.extend_from_slice(&list);
+        f
+    }
+
+    /// What the frame loop did before its fast path: each `Feature` field
+    /// through `FeatureRef::validate`.
+    fn frames_by_walk(seg: &[u8], base: u64, depth: u32) -> Result<(), DecodeError> {
+        for f in FieldReader::new(seg, base, depth) {
+            let f = f?;
+            if let (1, Value::Len(b)) = (f.number, f.value) {
+                let d = nested_depth(depth, f.value_offset)?;
+                FeatureRef::new(b, f.value_offset, d, Schema::TensorFlow).validate(false)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn case() -> impl Strategy<Value = (u8, Vec<u8>, usize, Option<(usize, u8)>)> {
+        (
+            prop::sample::select(vec![0x0a, 0x12, 0x1a, 0x22, 0x0b]),
+            prop::collection::vec(any::<u8>(), 0..300),
+            1usize..4,
+            prop::option::of((any::<usize>(), any::<u8>())),
+        )
+            .prop_map(|(tag, mut run, frames, change)| {
+                // Mostly well-formed runs: varints end, floats fill words.
+                if tag == 0x1a && run.len() % 3 != 0 {
+                    if let Some(b) = run.last_mut() {
+                        *b &= 0x7f;
+                    }
+                }
+                if tag == 0x12 {
+                    run.truncate(run.len() / 4 * 4);
+                }
+                (tag, run, frames, change)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: if cfg!(miri) { 4 } else { 512 },
+            ..crate::test_util::proptest_config()
+        })]
+
+        #[test]
+        fn usual_shapes_agree_with_the_general_walks((tag, run, frames, change) in case()) {
+            let mut f = feature(tag, &run);
+            if let Some((at, b)) = change {
+                let at = at % f.len();
+                f[at] = b;
+            }
+            for depth in [3, MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH] {
+                prop_assert_eq!(
+                    validate_feature_segment(&f, 100, depth, Schema::TensorFlow, false),
+                    validate_feature_fields(&f, 100, depth, Schema::TensorFlow, false),
+                    "feature at depth {}", depth
+                );
+                let mut seg = Vec::new();
+                for _ in 0..frames {
+                    seg.push(0x0a);
+                    encode_varint(f.len() as u64, &mut seg);
+                    seg.extend_from_slice(&f);
+                }
+                prop_assert_eq!(
+                    validate_feature_list_segment(&seg, 7, depth, false),
+                    frames_by_walk(&seg, 7, depth),
+                    "{} frames at depth {}", frames, depth
+                );
+            }
+        }
+    }
+}
