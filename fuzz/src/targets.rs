@@ -59,7 +59,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
 /// several starting CRCs, the one-word CRC of its first 8 bytes, and the
 /// input as a packed run of varints.
 pub fn arch_kernels(data: &[u8]) {
-    use recordwire::arch::{crc32c, crc32c_u64, scalar, varint_ends, varint_words};
+    use recordwire::arch::{crc32c, crc32c_u64, scalar, varint_ends, varint_words, varints_into};
     for align in 0..data.len().min(8) {
         let d = &data[align..];
         let (mut fast, mut twin) = (Vec::new(), Vec::new());
@@ -70,6 +70,16 @@ pub fn arch_kernels(data: &[u8]) {
             d.len()
         );
         assert_eq!(fast, twin, "varint values: {} bytes at {align}", d.len());
+        for room in [0, 8, 17, d.len()] {
+            let (mut fast, mut twin) = (vec![0u64; room], vec![0u64; room]);
+            assert_eq!(
+                varints_into(d, &mut fast),
+                scalar::varints_into(d, &mut twin),
+                "varints into {room} slots: {} bytes at {align}",
+                d.len()
+            );
+            assert_eq!(fast, twin, "varint slots: {} bytes at {align}", d.len());
+        }
         for run in [0, 9] {
             assert_eq!(
                 varint_ends(d, run),

@@ -18,6 +18,9 @@
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
 //!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
 //!   ([`scalar::compact`]).
+//! - [`varints_into`]: [`varint_words`] into a slice: 16 one-byte varints
+//!   at a time widened by SSE4.1 `pmovzxbq` (two values a store), other
+//!   words by BMI2 `pext`; twin: [`varint_words`]' twin into the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
 //!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
 //!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
@@ -161,6 +164,31 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
         return x86::varint_words(bytes, each);
     }
     scalar::varint_words(bytes, each)
+}
+
+/// [`varint_words`] writing the values into `out` instead of calling a
+/// function: decodes the varints at the start of `bytes` while each word
+/// (8 bytes) holds the end of at least one varint and `out` has room for
+/// every varint a word can hold (8); returns `(bytes used, values)`, the
+/// values in `out[..values]`. Nothing past `out[..values]` changes.
+///
+/// ```
+/// use recordwire::arch::varints_into;
+/// // 300, 1, 70000, 5 (2 + 1 + 3 + 1 bytes), then a lone byte
+/// let bytes = [0xac, 0x02, 0x01, 0xf0, 0xa2, 0x04, 0x05, 0x80, 0x7f];
+/// let mut out = [0u64; 12];
+/// assert_eq!(varints_into(&bytes, &mut out), (7, 4));
+/// assert_eq!(out[..5], [300, 1, 70_000, 5, 0]);
+/// // Room for fewer than 8 values: nothing is decoded.
+/// assert_eq!(varints_into(&bytes, &mut out[..7]), (0, 0));
+/// ```
+#[inline]
+pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
+    #[cfg(target_arch = "x86_64")]
+    if has_bmi2() && level() == Level::X86Crc {
+        return x86::varints_into(bytes, out);
+    }
+    scalar::varints_into(bytes, out)
 }
 
 /// What [`varint_ends`] found in the whole 64-byte blocks at the start of a

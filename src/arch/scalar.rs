@@ -158,6 +158,27 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
     (i, n)
 }
 
+/// [`varints_into`](super::varints_into): [`varint_words`] a word at a time
+/// while 8 slots are free.
+#[inline]
+pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
+    let mut i = 0;
+    let mut n = 0;
+    while let (Some(w), Some(slots)) = (word_at(bytes, i), out.get_mut(n..n + 8)) {
+        let ends = !w & HIGH_BITS;
+        if ends == 0 {
+            break;
+        }
+        let mut free = slots.iter_mut();
+        i += varints_in_word(w, ends, &mut n, &mut |v| {
+            if let Some(slot) = free.next() {
+                *slot = v;
+            }
+        });
+    }
+    (i, n)
+}
+
 /// Emits every varint of the word `w` that ends at a terminator in `ends`
 /// (a mask of high bits: the word's clear continuation bits, of its valid
 /// bytes), counting them in `n`; returns how many bytes they took: the word

@@ -115,6 +115,45 @@ fn scalar_varint_ends_match_byte_by_byte_counting() {
     }
 }
 
+/// A slice kernel's answer with `room` slots (filled with a marker first),
+/// and the whole slice after it.
+pub(super) fn run_into(
+    kernel: fn(&[u8], &mut [u64]) -> (usize, usize),
+    d: &[u8],
+    room: usize,
+) -> ((usize, usize), Vec<u64>) {
+    let mut out = vec![0x5a5a_5a5a_5a5a_5a5a; room];
+    let r = kernel(d, &mut out);
+    (r, out)
+}
+
+/// Room sizes around the kernels' steps (8 and 16 values) and unbounded.
+fn rooms(n: usize) -> [usize; 7] {
+    [0, 7, 8, 16, 17, 40, n + 16]
+}
+
+#[test]
+fn scalar_varints_into_is_varint_words_while_eight_slots_are_free() {
+    for (seed, cont) in [(21u64, 128u8), (22, 200), (23, 30), (24, 0), (25, 250)] {
+        let d = varint_bytes(2048, seed, cont);
+        for n in (0..=2048).step_by(if cfg!(miri) { 211 } else { 7 }) {
+            let d = &d[..n];
+            let ((used_all, n_all), all) = run_varints(scalar_varints, d);
+            for room in rooms(n) {
+                let ((used, got), out) = run_into(scalar::varints_into, d, room);
+                assert_eq!(&out[..got], &all[..got], "{n} bytes, room {room}");
+                assert!(out[got..].iter().all(|&v| v == 0x5a5a_5a5a_5a5a_5a5a));
+                if room >= n_all + 8 {
+                    assert_eq!((used, got), (used_all, n_all), "{n} bytes, room {room}");
+                } else if (used, got) != (used_all, n_all) {
+                    // It stops early only for want of room.
+                    assert!(room - got < 8, "{n} bytes, room {room}: stopped at {got}");
+                }
+            }
+        }
+    }
+}
+
 /// Lengths to try: all of 0..=4096 natively, fewer under miri.
 fn lengths() -> Vec<usize> {
     if cfg!(miri) {
@@ -320,6 +359,32 @@ mod x86 {
                             crate::arch::x86::varint_ends(d, run),
                             scalar::varint_ends(d, run),
                             "{n} bytes at {align}, run {run}, continuation odds {cont}/256"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn varints_into_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !(has_features()
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("bmi2"))
+        {
+            eprintln!("SKIP: this CPU lacks bmi2; the varints_into kernel is not tested here");
+            return;
+        }
+        for (seed, cont) in [(26u64, 128u8), (27, 230), (28, 20), (29, 0), (30, 255)] {
+            let data = varint_bytes(4096 + 8, seed, cont);
+            for n in lengths() {
+                for align in 0..8 {
+                    let d = &data[align..align + n];
+                    for room in super::rooms(n) {
+                        assert_eq!(
+                            super::run_into(crate::arch::x86::varints_into, d, room),
+                            super::run_into(scalar::varints_into, d, room),
+                            "{n} bytes at {align}, room {room}, continuation odds {cont}/256"
                         );
                     }
                 }

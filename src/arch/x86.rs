@@ -1,14 +1,15 @@
 #![allow(unsafe_code)] // the one file of CPU intrinsics (see super)
-//! x86-64 kernels: SSE4.2 `crc32` and PCLMULQDQ, BMI2 `pext`. Each public function here is
+//! x86-64 kernels: SSE4.2 `crc32` and PCLMULQDQ, BMI2 `pext`, SSE2/SSE4.1 for
+//! varints. Each public function here is
 //! called by the dispatcher only after `super::level()` found the features on
 //! this CPU; each has its scalar twin in `super::scalar`.
 
 #![allow(unused_unsafe)] // intrinsics became safe inside target_feature fns in 1.87; MSRV is older
 
 use std::arch::x86_64::{
-    __m128i, _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtsi128_si64,
-    _mm_cvtsi64_si128, _mm_loadu_si128, _mm_movemask_epi8, _mm_prefetch, _pext_u64, _popcnt64,
-    _MM_HINT_T0,
+    __m128i, _mm_clmulepi64_si128, _mm_crc32_u64, _mm_crc32_u8, _mm_cvtepu8_epi64,
+    _mm_cvtsi128_si64, _mm_cvtsi64_si128, _mm_loadu_si128, _mm_movemask_epi8, _mm_prefetch,
+    _mm_srli_si128, _mm_storeu_si128, _pext_u64, _popcnt64, _MM_HINT_T0,
 };
 
 use super::scalar;
@@ -162,6 +163,79 @@ unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize
             let upto = ends ^ (ends - 1);
             // SAFETY: bmi2 is enabled for this function; values only.
             each(unsafe { _pext_u64(w, rest & upto) });
+            n += 1;
+            rest &= !upto;
+            used = upto;
+            ends &= ends - 1;
+        }
+        i += ((64 - used.leading_zeros()) / 8) as usize;
+    }
+    (i, n)
+}
+
+/// `super::varints_into` with SSE4.1 and BMI2.
+#[inline]
+pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
+    // SAFETY: the dispatcher calls this only when `is_x86_feature_detected!`
+    // found sse4.2 (which includes sse4.1), bmi1 and bmi2 on the running
+    // CPU, which is all the target_feature function requires; it takes
+    // plain slices.
+    unsafe { varints_into_sse41_bmi2(bytes, out) }
+}
+
+#[target_feature(enable = "sse4.1,bmi1,bmi2")]
+unsafe fn varints_into_sse41_bmi2(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
+    let mut i = 0;
+    let mut n = 0;
+    loop {
+        // Sixteen one-byte varints (no high bit set), widened two at a time.
+        if let (Some(b), Some(slots)) = (bytes.get(i..i + 16), out.get_mut(n..n + 16)) {
+            // SAFETY: `b` is 16 bytes of a live slice, read unaligned;
+            // sse4.1 (and so sse2) is enabled for this function.
+            let v = unsafe { _mm_loadu_si128(b.as_ptr().cast::<__m128i>()) };
+            // SAFETY: as above; values only.
+            if unsafe { _mm_movemask_epi8(v) } == 0 {
+                // SAFETY: as above; values only.
+                let pairs = unsafe {
+                    [
+                        _mm_cvtepu8_epi64(v),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<2>(v)),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<4>(v)),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<6>(v)),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<8>(v)),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<10>(v)),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<12>(v)),
+                        _mm_cvtepu8_epi64(_mm_srli_si128::<14>(v)),
+                    ]
+                };
+                for (slot, pair) in slots.chunks_exact_mut(2).zip(pairs) {
+                    // SAFETY: `slot` is two u64s (16 bytes) of a live
+                    // slice, written unaligned.
+                    unsafe { _mm_storeu_si128(slot.as_mut_ptr().cast::<__m128i>(), pair) };
+                }
+                i += 16;
+                n += 16;
+                continue;
+            }
+        }
+        let (Some(w), Some(slots)) = (scalar::word_at(bytes, i), out.get_mut(n..n + 8)) else {
+            break;
+        };
+        let mut ends = !w & scalar::HIGH_BITS;
+        if ends == 0 {
+            break;
+        }
+        // The payload bits not yet consumed by earlier varints of the word.
+        let mut rest = scalar::PAYLOAD_BITS;
+        let mut used = 0;
+        for slot in slots.iter_mut() {
+            if ends == 0 {
+                break;
+            }
+            // Every bit up to and including this varint's terminator.
+            let upto = ends ^ (ends - 1);
+            // SAFETY: bmi2 is enabled for this function; values only.
+            *slot = unsafe { _pext_u64(w, rest & upto) };
             n += 1;
             rest &= !upto;
             used = upto;

@@ -9,7 +9,7 @@
 use super::column::Column;
 use super::decode::Shape;
 use super::spec::{DType, FeatureSpec, NameTable};
-use crate::wire::{decode_varint, for_each_packed_varint, MAX_DEPTH};
+use crate::wire::{decode_packed_into, decode_varint, MAX_DEPTH};
 
 /// A field `tag len payload` at the start of `buf` (`tag` one byte, `len` a
 /// varint of at most 5 bytes): the payload and what follows.
@@ -130,13 +130,7 @@ fn append<'a>(col: &mut Column<'a>, value: &'a [u8], stamp: u64) -> Option<()> {
                 let room = exact.unwrap_or(packed.len());
                 let start = col.values.len();
                 let out = col.values.extend_typed::<i64>(room);
-                let mut slots = out.iter_mut();
-                let n = for_each_packed_varint(packed, |v| {
-                    if let Some(s) = slots.next() {
-                        *s = v as i64;
-                    }
-                })
-                .ok()?;
+                let n = decode_packed_into(packed, bytemuck::cast_slice_mut(out)).ok()?;
                 col.values.truncate(start + n.min(room) * 8);
                 n
             }

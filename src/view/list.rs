@@ -28,6 +28,11 @@ pub trait Element: sealed::Sealed + Copy + Default + PartialEq + std::fmt::Debug
     const WIDTH: usize;
     /// The element from its raw bits (varint value or little-endian fixed bits).
     fn from_bits(bits: u64) -> Self;
+    /// `out` as the raw varint values, when [`from_bits`](Self::from_bits)
+    /// keeps every bit (int64): varints are then decoded straight into it.
+    fn as_varint_slots(_out: &mut [Self]) -> Option<&mut [u64]> {
+        None
+    }
     /// Copies a packed run of fixed-width little-endian elements into `out`
     /// (as many as fit). For varint elements it is never called.
     fn copy_fixed(bytes: &[u8], out: &mut [Self]);
@@ -72,6 +77,10 @@ impl Element for i64 {
     #[inline]
     fn from_bits(bits: u64) -> Self {
         bits as i64
+    }
+    #[inline]
+    fn as_varint_slots(out: &mut [Self]) -> Option<&mut [u64]> {
+        Some(bytemuck::cast_slice_mut(out))
     }
     fn copy_fixed(_: &[u8], _: &mut [Self]) {}
 }
@@ -168,6 +177,10 @@ fn copy_run<T: Element>(b: &[u8], off: u64, tag: u64, out: &mut [T]) -> Result<u
             *slot = T::from_bits(v);
         }
         return Ok(1);
+    }
+    if let Some(out) = T::as_varint_slots(out) {
+        return crate::wire::decode_packed_into(b, out)
+            .map_err(|(at, reason)| DecodeError::new(off + at as u64, reason));
     }
     let mut slots = out.iter_mut();
     crate::wire::for_each_packed_varint(b, |v| {

@@ -29,7 +29,9 @@ mod varint;
 
 pub use error::{DecodeError, DecodeReason};
 
-pub(crate) use varint::{count_packed_varints, for_each_packed_varint, single_varint};
+pub(crate) use varint::{
+    count_packed_varints, decode_packed_into, for_each_packed_varint, single_varint,
+};
 pub use varint::{decode_varint, encode_varint, encoded_len_varint, put_varint};
 
 /// Maximum nesting of messages and groups, as in Google's parsers

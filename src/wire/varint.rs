@@ -127,6 +127,31 @@ pub(crate) fn for_each_packed_varint(
     }
 }
 
+/// [`for_each_packed_varint`] into a slice: decodes a packed run into
+/// `out` (as many values as fit) and returns how many values the run has.
+/// Errors carry offsets relative to the run's start, as
+/// [`for_each_packed_varint`] reports them.
+///
+/// While 8 slots are free the words go through
+/// [`crate::arch::varints_into`] (sixteen one-byte varints widened at a
+/// time, others a word at a time), then the rest through
+/// [`for_each_packed_varint`].
+#[inline]
+pub(crate) fn decode_packed_into(
+    bytes: &[u8],
+    out: &mut [u64],
+) -> Result<usize, (usize, DecodeReason)> {
+    let (used, n) = crate::arch::varints_into(bytes, out);
+    let mut free = out.get_mut(n..).unwrap_or_default().iter_mut();
+    let rest = for_each_packed_varint(bytes.get(used..).unwrap_or_default(), |v| {
+        if let Some(slot) = free.next() {
+            *slot = v;
+        }
+    })
+    .map_err(|(at, reason)| (used + at, reason))?;
+    Ok(n + rest)
+}
+
 /// Counts the varints of a packed run and checks that each is complete and
 /// at most 10 bytes long, without decoding them; errors carry offsets
 /// relative to the run's start, as [`for_each_packed_varint`] reports them.
@@ -270,7 +295,8 @@ mod tests {
         #[test]
         fn packed_runs_agree_with_naive(
             buf in proptest::collection::vec(
-                prop_oneof![0u8..0x80, 0x80u8..=0xff, Just(0xffu8), Just(0x80u8)], 0..80),
+                prop_oneof![0u8..0x80, 0x80u8..=0xff, Just(0xffu8), Just(0x80u8)], 0..300),
+            room in 0usize..300,
         ) {
             let mut expected = Vec::new();
             let mut i = 0;
@@ -295,13 +321,16 @@ mod tests {
                 prop_assert_eq!(&got[..], &expected[..]);
             }
             prop_assert_eq!(count_packed_varints(&buf), naive_result);
+            check_into(&buf, room, naive_result, &expected)?;
         }
 
         /// Minimal encodings of any values decode back through the word path.
         #[test]
         fn packed_round_trip(values in proptest::collection::vec(any::<u64>(), 0..40),
-                             small in proptest::collection::vec(0u64..0x4000, 0..40)) {
-            let all: Vec<u64> = values.iter().chain(&small).copied().collect();
+                             small in proptest::collection::vec(0u64..0x4000, 0..40),
+                             tiny in proptest::collection::vec(0u64..0x80, 0..100),
+                             room in 0usize..200) {
+            let all: Vec<u64> = values.iter().chain(&small).chain(&tiny).chain(&small).copied().collect();
             let mut buf = Vec::new();
             for &v in &all {
                 encode_varint(v, &mut buf);
@@ -310,7 +339,29 @@ mod tests {
             prop_assert_eq!(for_each_packed_varint(&buf, |v| got.push(v)), Ok(all.len()));
             prop_assert_eq!(got, all.clone());
             prop_assert_eq!(count_packed_varints(&buf), Ok(all.len()));
+            check_into(&buf, room, Ok(all.len()), &all)?;
         }
+    }
+
+    /// `decode_packed_into` with `room` slots: the same result as the
+    /// reference (`want`, `values` decoded before any error), the values
+    /// that fit in order, and no slot past them written.
+    fn check_into(
+        buf: &[u8],
+        room: usize,
+        want: Result<usize, (usize, DecodeReason)>,
+        values: &[u64],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        const UNTOUCHED: u64 = 0xdead_beef_dead_beef;
+        let mut out = vec![UNTOUCHED; room];
+        prop_assert_eq!(decode_packed_into(buf, &mut out), want);
+        let k = values.len().min(room);
+        prop_assert_eq!(&out[..k], &values[..k]);
+        prop_assert!(
+            out[k..].iter().all(|&v| v == UNTOUCHED),
+            "a slot past the values changed"
+        );
+        Ok(())
     }
 
     #[test]
