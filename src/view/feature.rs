@@ -274,7 +274,10 @@ pub(super) fn nested_depth(depth: u32, at: u64) -> Result<u32, DecodeError> {
     }
 }
 
-#[inline]
+/// Validates one segment of a `Feature` (see [`FeatureRef::validate`]):
+/// the usual shape here, inlined into the walks over maps and frames;
+/// anything else out of line.
+#[inline(always)]
 pub(super) fn validate_feature_segment(
     seg: &[u8],
     base: u64,
@@ -292,6 +295,18 @@ pub(super) fn validate_feature_segment(
             }
         }
     }
+    validate_feature_general(seg, base, depth, schema, strict)
+}
+
+/// [`validate_feature_segment`] past the usual shape.
+#[inline(never)]
+fn validate_feature_general(
+    seg: &[u8],
+    base: u64,
+    depth: u32,
+    schema: Schema,
+    strict: bool,
+) -> Result<(), DecodeError> {
     if let Some((field, payload, at)) = Logical::root(seg, base, depth).single_len_field_any() {
         if let Some(kind) = schema.kind_of(field) {
             let d = nested_depth(depth, at)?;

@@ -5,9 +5,7 @@
 //! (non-minimal) encodings are accepted.
 
 use super::DecodeReason;
-use crate::arch::scalar::{
-    compact, varint_ends_word, varints_in_word, word_at, HIGH_BITS, PAYLOAD_BITS,
-};
+use crate::arch::scalar::{compact, varints_in_word, word_at, HIGH_BITS, PAYLOAD_BITS};
 
 /// Decodes one varint from the start of `buf`: `(value, bytes used)`.
 ///
@@ -158,39 +156,44 @@ pub(crate) fn decode_packed_into(
 ///
 /// The count is the number of bytes with a clear high bit; the only other
 /// thing to track is the run of continuation bytes. Whole 64-byte blocks go
-/// through [`crate::arch::varint_ends`], the words after them through its
-/// scalar step, the last bytes one at a time.
-#[inline]
+/// through [`crate::arch::varint_ends`]; the last bytes too, copied into a
+/// block of zeros (each zero a one-byte varint, taken off the count; a run
+/// that reaches the zeros is a varint the run cuts short), or one at a time
+/// when they are few.
+#[inline(never)]
 pub(crate) fn count_packed_varints(bytes: &[u8]) -> Result<usize, (usize, DecodeReason)> {
     let blocks = crate::arch::varint_ends(bytes, 0);
     let mut n = blocks.ends;
-    // Continuation bytes at the end of what has been seen.
-    let mut run = blocks.run;
     let mut too_long = blocks.too_long;
-    let mut i = blocks.used;
-    while let Some(w) = word_at(bytes, i) {
-        n += varint_ends_word(w, &mut run, &mut too_long);
-        i += 8;
-    }
-    if too_long {
-        return Err(count_error(bytes));
-    }
-    for &b in &bytes[i..] {
-        if b < 0x80 {
-            n += 1;
-            run = 0;
-        } else {
-            run += 1;
-            if run >= 10 {
-                return Err(count_error(bytes));
+    let tail = &bytes[blocks.used..];
+    if tail.len() >= SHORT_TAIL {
+        let mut last = [0u8; 64];
+        last[..tail.len()].copy_from_slice(tail);
+        let end = crate::arch::varint_ends(&last, blocks.run.min(9));
+        too_long |= end.too_long || blocks.run >= 10;
+        n += end.ends - (64 - tail.len());
+    } else {
+        // A few bytes: one at a time is cheaper than the copy.
+        let mut run = blocks.run;
+        for &b in tail {
+            if b < 0x80 {
+                n += 1;
+                run = 0;
+            } else {
+                run += 1;
+                too_long |= run >= 10;
             }
         }
     }
-    if run != 0 {
+    if too_long || bytes.last().is_some_and(|&b| b >= 0x80) {
         return Err(count_error(bytes));
     }
     Ok(n)
 }
+
+/// Below this many bytes after the whole blocks, [`count_packed_varints`]
+/// reads them one at a time rather than copying them into a block.
+const SHORT_TAIL: usize = 16;
 
 /// The first error of a packed run, found byte by byte (the error path of
 /// [`count_packed_varints`], which only knows that there is one).
