@@ -48,6 +48,13 @@ impl<'a> Iterator for FeatureListIter<'a> {
     type Item = Result<FeatureRef<'a>, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        // The usual frame, a `Feature` field with a short length, from its
+        // first bytes (what the walk below would return for it).
+        if let Some((b, _, at)) = self.fields.next_short_len(0x0a) {
+            return Some(
+                nested_depth(self.depth, at).map(|d| FeatureRef::new(b, at, d, Schema::TensorFlow)),
+            );
+        }
         for f in self.fields.by_ref() {
             let f = match f {
                 Ok(f) => f,
