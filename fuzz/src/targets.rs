@@ -257,6 +257,40 @@ pub fn example_view(data: &[u8]) {
     let _ = ok(ex.has_features(), parsed);
     let _ = ok(ex.get(MISSING), parsed);
     features(ex.features(), parsed, strict);
+    if let Ok(p) = ExampleRef::parse(data, 7) {
+        same_map(p.features().iter(), ex.features().iter());
+        assert_eq!(p.features().len(), ex.features().len());
+    }
+}
+
+/// A parsed view iterates its maps from what its check found (which names
+/// repeat): the same entries (names, offsets) as the lazy view's walk.
+fn same_map<'a, V, I: Iterator<Item = Result<V, recordwire::DecodeError>>>(parsed: I, lazy: I)
+where
+    V: HasEntry<'a>,
+{
+    let key = |r: Result<V, recordwire::DecodeError>| r.map(|v| v.entry_key());
+    assert!(
+        parsed.map(key).eq(lazy.map(key)),
+        "the parsed view's map differs from the lazy view's"
+    );
+}
+
+/// The entry of a map item, as compared by [`same_map`].
+trait HasEntry<'a> {
+    fn entry_key(&self) -> (&'a [u8], u64);
+}
+
+impl<'a> HasEntry<'a> for recordwire::view::NamedFeature<'a> {
+    fn entry_key(&self) -> (&'a [u8], u64) {
+        (self.entry.name, self.entry.offset)
+    }
+}
+
+impl<'a> HasEntry<'a> for recordwire::view::NamedFeatureList<'a> {
+    fn entry_key(&self) -> (&'a [u8], u64) {
+        (self.entry.name, self.entry.offset)
+    }
 }
 
 /// tf.SequenceExample views: `parse` (plain and strict) and the lazy `new`,
@@ -266,6 +300,11 @@ pub fn example_view(data: &[u8]) {
 pub fn sequence_example_view(data: &[u8]) {
     let (seq, parsed, strict) = checked_view::<SequenceExampleRef>(data, 12);
     let _ = ok(seq.has_parts(), parsed);
+    if let Ok(p) = SequenceExampleRef::parse(data, 12) {
+        same_map(p.context().iter(), seq.context().iter());
+        same_map(p.feature_lists().iter(), seq.feature_lists().iter());
+        assert_eq!(p.feature_lists().len(), seq.feature_lists().len());
+    }
     features(seq.context(), parsed, strict);
     for list in named_lists(seq.feature_lists(), parsed, strict) {
         feature_list(list, parsed, strict);
@@ -278,6 +317,10 @@ pub fn sequence_example_view(data: &[u8]) {
 pub fn ofrecord_view(data: &[u8]) {
     let (rec, parsed, strict) = checked_view::<OfRecordRef>(data, 8);
     let _ = ok(rec.get(MISSING), parsed);
+    if let Ok(p) = OfRecordRef::parse(data, 8) {
+        same_map(p.features().iter(), rec.features().iter());
+        assert_eq!(p.features().len(), rec.features().len());
+    }
     features(rec.features(), parsed, strict);
 }
 
