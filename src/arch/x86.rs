@@ -225,6 +225,9 @@ unsafe fn varints_into_sse41_bmi2(bytes: &[u8], out: &mut [u64]) -> (usize, usiz
         if ends == 0 {
             break;
         }
+        // The word loop of `varint_words_bmi2`, kept apart rather than
+        // shared through a closure: with one, the slot writes cost 6% more
+        // instructions on the BERT-like loop (measured).
         // The payload bits not yet consumed by earlier varints of the word.
         let mut rest = scalar::PAYLOAD_BITS;
         let mut used = 0;
