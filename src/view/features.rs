@@ -79,7 +79,10 @@ impl<'a> FeaturesRef<'a> {
     /// of the entries, hashing their names into a table on the stack (no
     /// allocation; linear up to [`Effective::MARKED`] entries, one more
     /// walk per further window of as many entries); use [`get`](Self::get)
-    /// for lookups.
+    /// for lookups. The map of a view made by `parse` skips that walk when
+    /// the validation found every name distinct (maps of up to 64 entries
+    /// in one field, the usual case): it is then one walk, which ends at
+    /// the last entry.
     ///
     /// When an entry is damaged, no entry before it is known to be
     /// effective (a later one could replace it): the iterator yields the
