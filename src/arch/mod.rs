@@ -25,7 +25,7 @@
 //!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
 //!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
 //!   runs of 10 continuation bits; twin: a word at a time
-//!   ([`scalar::varint_ends_word`]).
+//!   (`scalar::varint_ends_word`).
 //! - [`prefetch`]: asks for the cache lines of a slice ahead of use: SSE
 //!   `prefetcht0` (x86-64 baseline, no detection); twin: one load per line.
 

@@ -226,7 +226,7 @@ pub(crate) fn varint_ends_word(w: u64, run: &mut usize, too_long: &mut bool) -> 
 }
 
 /// [`varint_ends`](super::varint_ends) a word at a time
-/// ([`varint_ends_word`]).
+/// (`varint_ends_word`).
 #[inline]
 pub fn varint_ends(bytes: &[u8], mut run: usize) -> super::VarintEnds {
     let mut ends = 0;
