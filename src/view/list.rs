@@ -426,14 +426,7 @@ impl<'a> BytesListRef<'a> {
     /// The values, borrowed from the input, in wire order.
     pub fn iter(&self) -> BytesIter<'a> {
         BytesIter {
-            fields: match self.list.plain() {
-                // One message (the usual list): its own reader, not the
-                // path-following walk, which costs more to set up.
-                Some((bytes, base, depth)) => {
-                    BytesFields::Plain(crate::wire::FieldReader::new(bytes, base, depth))
-                }
-                None => BytesFields::Logical(self.list.fields()),
-            },
+            fields: self.list.fields(),
         }
     }
 
@@ -468,59 +461,31 @@ impl<'a> IntoIterator for &BytesListRef<'a> {
 /// Iterator over the values of a [`BytesListRef`].
 #[derive(Clone, Debug)]
 pub struct BytesIter<'a> {
-    fields: BytesFields<'a>,
-}
-
-/// The fields [`BytesIter`] walks: one message, or a logical one.
-#[derive(Clone, Debug)]
-enum BytesFields<'a> {
-    Plain(crate::wire::FieldReader<'a>),
-    Logical(LogicalFields<'a>),
+    fields: LogicalFields<'a>,
 }
 
 impl<'a> BytesIter<'a> {
     /// The next value with its absolute offset.
     pub fn next_with_offset(&mut self) -> Option<Result<(&'a [u8], u64), DecodeError>> {
-        match &mut self.fields {
-            BytesFields::Plain(r) => {
-                // A value with a short length, read straight from the bytes.
-                if let Some((b, _, at)) = r.next_short_len(0x0a) {
-                    return Some(Ok((b, at)));
-                }
-                if r.is_done() {
-                    return None;
-                }
-                next_value(r)
-            }
-            BytesFields::Logical(fields) => {
-                if let Some((b, _, at)) = fields.next_short_len(0x0a) {
-                    return Some(Ok((b, at)));
-                }
-                if fields.plain_and_done() {
-                    return None;
-                }
-                next_value(fields)
-            }
+        // A value with a short length, read straight from the bytes.
+        if let Some((b, _, at)) = self.fields.next_short_len(0x0a) {
+            return Some(Ok((b, at)));
         }
-    }
-}
-
-/// The next bytes value (field 1, LEN) of `fields` by the general walk.
-#[inline(never)]
-fn next_value<'a>(
-    fields: &mut impl Iterator<Item = Result<crate::wire::Field<'a>, DecodeError>>,
-) -> Option<Result<(&'a [u8], u64), DecodeError>> {
-    for f in fields {
-        match f {
-            Err(e) => return Some(Err(e)),
-            Ok(f) => {
-                if let (1, Value::Len(b)) = (f.number, f.value) {
-                    return Some(Ok((b, f.value_offset)));
+        if self.fields.plain_and_done() {
+            return None;
+        }
+        for f in self.fields.by_ref() {
+            match f {
+                Err(e) => return Some(Err(e)),
+                Ok(f) => {
+                    if let (1, Value::Len(b)) = (f.number, f.value) {
+                        return Some(Ok((b, f.value_offset)));
+                    }
                 }
             }
         }
+        None
     }
-    None
 }
 
 impl<'a> Iterator for BytesIter<'a> {
