@@ -176,10 +176,8 @@ unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize
 /// `super::varints_into` with SSE4.1 and BMI2.
 #[inline]
 pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
-    // SAFETY: the dispatcher calls this only when `is_x86_feature_detected!`
-    // found sse4.2 (which includes sse4.1), bmi1 and bmi2 on the running
-    // CPU, which is all the target_feature function requires; it takes
-    // plain slices.
+    // SAFETY: called only when sse4.2 (so sse4.1), bmi1 and bmi2 were
+    // detected: all the target_feature function needs; plain slices.
     unsafe { varints_into_sse41_bmi2(bytes, out) }
 }
 

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::indexed::data_or_fatal;
-use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
+use super::indexed::{data_or_fatal, fatal, open_each};
+use super::{report, CmdResult, Failure, ReadArgs};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
 use crate::index::{sidecar_path, GzCaches, GzDataset, GzIndex, GzShard, IndexOrigin};
@@ -41,10 +41,6 @@ pub(super) fn is_compressed(path: &Path, read: &ReadArgs) -> bool {
         resolve(&head, framing_hint(path), &options).compression,
         Compression::Gzip | Compression::Zlib
     )
-}
-
-fn fatal(e: Error) -> Failure {
-    Failure::Fatal(e, EXIT_USAGE)
 }
 
 /// Says on stderr that a sidecar was passed over, and why.
@@ -155,17 +151,10 @@ pub(super) fn get(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let shards = files
-        .iter()
-        .map(|path| open(path, read, index))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| data_or_fatal(e, stderr))?;
+    let shards = open_each(files, |path| open(path, read, index), note_rejected, stderr)?;
     let Some(first) = shards.first() else {
         return Err(Failure::Usage("no record file".into()));
     };
-    for shard in &shards {
-        note_rejected(shard, stderr);
-    }
     let chosen = read.payload_of_gz(first, stderr);
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
@@ -224,14 +213,7 @@ pub(super) fn dataset(
     read: &ReadArgs,
     stderr: &mut dyn Write,
 ) -> Result<GzDataset, Failure> {
-    let shards = files
-        .iter()
-        .map(|path| open(path, read, None))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| data_or_fatal(e, stderr))?;
-    for shard in &shards {
-        note_rejected(shard, stderr);
-    }
+    let shards = open_each(files, |path| open(path, read, None), note_rejected, stderr)?;
     Ok(GzDataset::from_shards(shards))
 }
 

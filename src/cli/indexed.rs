@@ -9,7 +9,7 @@ use crate::frame::ErrorPolicy;
 use crate::index::{sidecar_path, Dataset, Index, IndexFormat, IndexOrigin, Shard};
 use crate::io::{OpenOptions, RecordFile, Source};
 
-fn fatal(e: Error) -> Failure {
+pub(super) fn fatal(e: Error) -> Failure {
     Failure::Fatal(e, EXIT_USAGE)
 }
 
@@ -22,6 +22,26 @@ pub(super) fn data_or_fatal(e: Error, stderr: &mut dyn Write) -> Failure {
             Failure::Data
         }
     }
+}
+
+/// Opens every file with `open`, then notes on stderr each sidecar that was
+/// passed over (`note`); the first file that cannot be opened ends it, as a
+/// data error or an unopenable input ([`data_or_fatal`]).
+pub(super) fn open_each<S>(
+    files: &[PathBuf],
+    open: impl Fn(&Path) -> Result<S, Error>,
+    note: fn(&S, &mut dyn Write),
+    stderr: &mut dyn Write,
+) -> Result<Vec<S>, Failure> {
+    let shards = files
+        .iter()
+        .map(|path| open(path))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| data_or_fatal(e, stderr))?;
+    for shard in &shards {
+        note(shard, stderr);
+    }
+    Ok(shards)
 }
 
 /// Reads an index file given with `--index`, in any of the three formats,
@@ -275,14 +295,12 @@ pub(super) fn get(
     if index.is_some() && files.len() > 1 {
         return Err(Failure::Usage("--index goes with a single file".into()));
     }
-    let shards = files
-        .iter()
-        .map(|path| open_shard(path, read, index))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| data_or_fatal(e, stderr))?;
-    for shard in &shards {
-        note_rejected_sidecar(shard, stderr);
-    }
+    let shards = open_each(
+        files,
+        |path| open_shard(path, read, index),
+        note_rejected_sidecar,
+        stderr,
+    )?;
     let dataset = Dataset::from_shards(shards);
     let Some(first) = dataset.shards().first() else {
         return Err(Failure::Usage("no record file".into()));
