@@ -316,16 +316,6 @@ fn validate_feature_general(
     validate_feature_fields(seg, base, depth, schema, strict)
 }
 
-/// A varint of one or two bytes at the start of `b`: its value and length.
-#[inline(always)]
-fn short_len(b: &[u8]) -> Option<(usize, u64)> {
-    match *b {
-        [l, ..] if l < 0x80 => Some((l as usize, 1)),
-        [l0, l1, ..] if l1 < 0x80 => Some(((l0 & 0x7f) as usize | (l1 as usize) << 7, 2)),
-        _ => None,
-    }
-}
-
 /// The usual `Feature`: `seg` is one list field (a one-byte tag of wire
 /// type LEN) holding one field `0a` (a packed run, or one bytes value),
 /// each length of one or two bytes and exactly filling its message. Its
@@ -336,14 +326,19 @@ fn usual_feature(seg: &[u8]) -> Option<(u8, &[u8], u64, u64)> {
     if tag & 0x87 != 2 || tag < 8 {
         return None;
     }
-    let (len, n) = short_len(rest)?;
-    let list = rest.get(n as usize..)?;
+    let (len, n) = crate::wire::short_len(rest)?;
+    let list = rest.get(n..)?;
     let [0x0a, rest @ ..] = list else {
         return None;
     };
-    let (run_len, m) = short_len(rest)?;
-    let run = rest.get(m as usize..)?;
-    (len == list.len() && run_len == run.len()).then_some((tag, run, 1 + n, 2 + n + m))
+    let (run_len, m) = crate::wire::short_len(rest)?;
+    let run = rest.get(m..)?;
+    (len == list.len() && run_len == run.len()).then_some((
+        tag,
+        run,
+        1 + n as u64,
+        2 + (n + m) as u64,
+    ))
 }
 
 /// [`validate_feature_segment`] by the walk of the segment's fields.

@@ -132,8 +132,10 @@ impl<'a> FeaturesRef<'a> {
 
     /// This map with its effective entries known (from [`check`](Self::check)
     /// of the same bytes; 0 for not known).
-    pub(super) fn known(mut self, effective: u64) -> Self {
-        self.map.effective = effective;
-        self
+    pub(super) fn known(self, effective: u64) -> Self {
+        FeaturesRef {
+            map: self.map.known(effective),
+            ..self
+        }
     }
 }

@@ -136,6 +136,12 @@ impl<'a> MapRef<'a> {
         MapRef { msg, effective: 0 }
     }
 
+    /// This map with its effective entries known (from the validation of
+    /// the same bytes; 0 for not known).
+    pub(super) fn known(self, effective: u64) -> Self {
+        MapRef { effective, ..self }
+    }
+
     pub(super) fn entries(&self) -> Entries<'a> {
         Entries {
             fields: self.msg.fields(),
@@ -217,11 +223,7 @@ fn split_entry(body: &[u8]) -> Option<(&[u8], &[u8], usize)> {
     let [0x12, rest @ ..] = rest.get(key.len()..)? else {
         return None;
     };
-    let (len, n) = match *rest {
-        [l, ..] if l < 0x80 => (l as usize, 1),
-        [l0, l1, ..] if l1 < 0x80 => ((l0 & 0x7f) as usize | (l1 as usize) << 7, 2),
-        _ => return None,
-    };
+    let (len, n) = crate::wire::short_len(rest)?;
     let value = rest.get(n..)?;
     (*key_len < 0x80 && value.len() == len).then_some((key, value, 3 + key.len() + n))
 }

@@ -196,9 +196,9 @@ impl<'a> SequenceExampleRef<'a> {
 
     /// The feature lists (`SequenceExample.feature_lists.feature_list`).
     pub fn feature_lists(&self) -> FeatureListsRef<'a> {
-        let mut map = MapRef::new(Logical::root(self.bytes, self.base, 0).child(2));
-        map.effective = self.known[1];
-        FeatureListsRef { map }
+        FeatureListsRef {
+            map: MapRef::new(Logical::root(self.bytes, self.base, 0).child(2)).known(self.known[1]),
+        }
     }
 
     /// Whether the record has a `context` / `feature_lists` field at all.

@@ -467,15 +467,24 @@ impl<'a> FieldReader<'a> {
         if *t != tag {
             return None;
         }
-        let (len, n) = match *rest {
-            [l, ..] if l < 0x80 => (l as usize, 1),
-            [l0, l1, ..] if l1 < 0x80 => ((l0 & 0x7f) as usize | (l1 as usize) << 7, 2),
-            _ => return None,
-        };
+        let (len, n) = short_len(rest)?;
         let payload = rest.get(n..n + len)?;
         let offset = b.base + b.pos as u64;
         self.bytes.pos += 1 + n + len;
         Some((payload, offset, offset + 1 + n as u64))
+    }
+}
+
+/// A length of one or two varint bytes at the start of `b` (the usual
+/// lengths of a record's fields): its value and how many bytes it took;
+/// `None` for anything else. What the fast paths that read a field from its
+/// first bytes share.
+#[inline(always)]
+pub(crate) fn short_len(b: &[u8]) -> Option<(usize, usize)> {
+    match *b {
+        [l, ..] if l < 0x80 => Some((l as usize, 1)),
+        [l0, l1, ..] if l1 < 0x80 => Some(((l0 & 0x7f) as usize | (l1 as usize) << 7, 2)),
+        _ => None,
     }
 }
 
