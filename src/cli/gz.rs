@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::indexed::{data_or_fatal, fatal, open_each};
+use super::indexed::{data_or_fatal, fatal, no_record, open_each};
 use super::{report, CmdResult, Failure, ReadArgs};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
@@ -178,15 +178,8 @@ pub(super) fn get(
             Ok(Some(r)) => r,
             Ok(None) => {
                 out.flush()?;
-                let what = if dataset.shards().len() == 1 {
-                    "file"
-                } else {
-                    "dataset"
-                };
-                result = Err(Failure::Usage(format!(
-                    "{name}: no record {id} (the {what} has {} records)",
-                    dataset.len()
-                )));
+                let shards = dataset.shards().len();
+                result = Err(no_record(&name, id, shards, dataset.len()));
                 break;
             }
             Err(e) => {

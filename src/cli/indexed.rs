@@ -331,6 +331,15 @@ pub(super) fn get(
     Ok(())
 }
 
+/// `get` of an id past the end of `files` files holding `len` records
+/// (`name` in the message).
+pub(super) fn no_record(name: &str, id: u64, files: usize, len: u64) -> Failure {
+    let what = if files == 1 { "file" } else { "dataset" };
+    Failure::Usage(format!(
+        "{name}: no record {id} (the {what} has {len} records)"
+    ))
+}
+
 /// Prints the records `ids` of `dataset` (`name` in messages).
 #[allow(clippy::too_many_arguments)]
 fn get_records(
@@ -350,15 +359,7 @@ fn get_records(
             Ok(Some(r)) => r,
             Ok(None) => {
                 out.flush()?;
-                let what = if dataset.shards().len() == 1 {
-                    "file"
-                } else {
-                    "dataset"
-                };
-                return Err(Failure::Usage(format!(
-                    "{name}: no record {id} (the {what} has {} records)",
-                    dataset.len()
-                )));
+                return Err(no_record(name, id, dataset.shards().len(), dataset.len()));
             }
             Err(e) => {
                 out.flush()?;
