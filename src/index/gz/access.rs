@@ -2,13 +2,13 @@
 
 use super::{Checkpoint, GzIndex};
 use crate::deflate::{end_byte, gzip_header, Inflate, Progress, GZIP_TRAILER_LEN, WINDOW};
+use crate::error::{Error, ErrorKind};
+use crate::frame::{ReadOptions, Record};
+use crate::io::Compression;
 
 /// Output inflated at a time on the way to a record (then all but the last
 /// window is dropped).
 const SKIP_STEP: usize = 4 << 20;
-use crate::error::{Error, ErrorKind};
-use crate::frame::{ReadOptions, Record};
-use crate::io::Compression;
 
 /// The decompressed span [`GzIndex::get`] keeps between calls, so that
 /// records read in file order (a sorted batch, a sequential or page-aware
