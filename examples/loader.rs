@@ -65,7 +65,7 @@ pub fn load(paths: &[PathBuf], job: Job) -> Result<Vec<Batch>, Box<dyn std::erro
         let mut batch = Batch::default();
         for id in order.epoch(job.epoch).iter() {
             let record = dataset.get(id)?.ok_or("an id of the order past the end")?;
-            let example = ExampleRef::parse(record.data, record.data_offset)
+            let example = ExampleRef::parse(&record.data, record.data_offset)
                 .map_err(|e| record.context(e))?;
             let value = match example.get("label").map_err(|e| record.context(e))? {
                 Some(feature) => match feature.int64_list().map_err(|e| record.context(e))? {

@@ -357,6 +357,12 @@ impl Error {
         self
     }
 
+    /// Sets the byte offset (an I/O error met at a known place).
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.0.offset = Some(offset);
+        self
+    }
+
     /// Sets the file name.
     pub fn with_file(mut self, file: impl Into<Arc<str>>) -> Self {
         self.0.file = Some(file.into());

@@ -4,13 +4,13 @@ orders with resumable cursors, and the Arrow form of ``decode``."""
 from __future__ import annotations
 
 import os
+import warnings
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from recordwire import _columns
 from recordwire._native import Dataset as _NativeDataset
-from recordwire._native import GzDataset as _NativeGzDataset
 from recordwire._native import Order, Spec
 from recordwire._spec import is_feature_dict, spec_json
 
@@ -27,7 +27,7 @@ def as_spec(spec: Any) -> Any:
 
 
 class _Methods:
-    """What ``Dataset`` and ``GzDataset`` add to their native classes alike:
+    """What ``Dataset`` adds to its native class:
     pickling as their arguments, iteration, ``decode`` with column types and
     Arrow, and orders."""
 
@@ -127,11 +127,25 @@ class Dataset(_Methods, _NativeDataset):
     values), ``ds.raw(i)`` (the payload as a ``memoryview``), ``ds.get_many``,
     iteration, ``ds.decode``, ``ds.order``, ``ds.index``.
 
+    Any mix of files: plain, GZIP or ZLIB compressed (``.gz``/``.zz`` or
+    detected), TFRecord or OFRecord, each with its own payload
+    (``ds.payloads``; ``ds[i]`` reads record ``i`` as its file's). A
+    compressed file is read through its checkpoint index (``recordwire index``
+    or ``ds.index(spacing=...)`` writes it as its sidecar, else one is built
+    while opening, in one streaming pass): a record is inflated from the
+    nearest checkpoint, never the whole file; ``get_many`` and ``decode`` read
+    in file order, so that each span is inflated once, and
+    ``order(mode="page-aware", page_size=0)`` makes each checkpoint span a
+    page. ``decode`` needs one payload over all files.
+
     Zero copy and lifetime: every ``memoryview`` (and every bytes column of
-    ``decode`` with ``borrow``) points into the file's memory map; the map
-    stays alive while any such view does, even after the dataset is gone
-    (``del ds`` cannot invalidate a view). Truncating the file on disk while
-    it is mapped is not supported (the OS may then fault on access).
+    ``decode`` with ``borrow``) points into the file's memory map (or, for a
+    compressed file, into the inflated span the record came from); it stays
+    alive while any such view does, even after the dataset is gone
+    (``del ds`` cannot invalidate a view). Bytes values of a compressed
+    file's records in ``ds[i]`` and ``decode`` are copies. Truncating the
+    file on disk while it is mapped is not supported (the OS may then fault
+    on access).
 
     A dataset pickles as its arguments: unpickling (a ``spawn`` worker, a Ray
     task) reopens the files in that process; nothing is shared by accident.
@@ -149,25 +163,27 @@ class Dataset(_Methods, _NativeDataset):
         self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), index, framing, payload, verify_crc)
 
 
-class GzDataset(_Methods, _NativeGzDataset):
-    """Records of GZIP- or ZLIB-compressed TFRecord/OFRecord files as one id
-    space, read by id without decompressing the files whole.
+class GzDataset(Dataset):
+    """Deprecated: ``Dataset`` reads GZIP/ZLIB files by id itself (through
+    their checkpoint indexes), in any mix with plain files. ``GzDataset(paths,
+    framing="auto", payload="auto", verify_crc=True)`` is
+    ``Dataset(paths, framing=..., payload=..., verify_crc=...)`` with a
+    ``DeprecationWarning``; ``index(spacing)`` writes the checkpoint sidecars
+    as ``Dataset.index(spacing=spacing)`` does."""
 
-    ``GzDataset(paths, framing="auto", payload="auto", verify_crc=True)``:
-    each file is read through its checkpoint index (``recordwire index``
-    writes it as ``<file>.rwindex``; ``ds.index(spacing)`` too), else one
-    built while opening (a streaming pass). A record is inflated from the
-    nearest checkpoint, at most about the spacing (1 MiB) before it; a
-    block-compressed file (``recordwire convert --gzip-blocks``,
-    ``Writer(..., gzip_blocks=...)``) inflates one small member per read.
-    ``get_many`` and ``decode`` read their ids in file order, so that each
-    span is inflated once; ``order(mode="page-aware", page_size=0)`` makes
-    each checkpoint span a page, which keeps a shuffled epoch to one inflate
-    per span.
-
-    The same methods as ``Dataset``; values are copies (``raw`` gives
-    ``bytes``), since they come out of the inflater.
-    """
+    def __new__(
+        cls,
+        paths: Union[PathLike, Sequence[PathLike]],
+        framing: str = "auto",
+        payload: str = "auto",
+        verify_crc: bool = True,
+    ) -> "GzDataset":
+        warnings.warn(
+            "recordwire.GzDataset is deprecated: recordwire.Dataset reads compressed files itself",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return super().__new__(cls, paths, None, framing, payload, verify_crc)
 
     def __init__(
         self,
@@ -176,7 +192,13 @@ class GzDataset(_Methods, _NativeGzDataset):
         payload: str = "auto",
         verify_crc: bool = True,
     ) -> None:
-        self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), framing, payload, verify_crc)
+        super().__init__(paths, None, framing, payload, verify_crc)
+
+    def __reduce__(self):
+        return (Dataset, self._args)
+
+    def index(self, spacing: int = 1 << 20) -> List[Any]:  # type: ignore[override]
+        return super().index(spacing=spacing)
 
 
 class Lazy:

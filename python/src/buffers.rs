@@ -57,16 +57,15 @@ pub fn memoryview_of<'py>(py: Python<'py>, bytes: Bytes) -> PyResult<Bound<'py, 
 }
 
 impl Maps {
-    /// No views: every bytes value is copied (values of inflated records).
-    pub fn empty() -> Maps {
-        Maps { views: Vec::new() }
-    }
-
-    /// The views of every file of `dataset`.
+    /// The views of every file of `dataset` whose bytes are in memory
+    /// (mapped or read plain files; a compressed file's records are views
+    /// of their own bytes, and its values copies).
     pub fn new(py: Python<'_>, dataset: &CoreDataset) -> PyResult<Maps> {
         let mut views = Vec::with_capacity(dataset.shards().len());
         for shard in dataset.shards() {
-            let bytes = shard.file().bytes().clone();
+            let Some(bytes) = shard.bytes().cloned() else {
+                continue;
+            };
             let (addr, len) = (bytes.as_ptr() as usize, bytes.len());
             views.push((addr, len, memoryview_of(py, bytes)?.unbind()));
         }

@@ -7,11 +7,12 @@ use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use recordwire::batch::{Batch, Decoder};
+use recordwire::frame::OwnedRecord;
 use recordwire::frame::{Framing, ReadOptions};
-use recordwire::index::{Dataset as CoreDataset, Index, IndexFormat, Shard};
-use recordwire::io::{OpenOptions, RecordFile};
+use recordwire::index::{Dataset as CoreDataset, GzIndex, IndexFormat, Scratch, Shard};
+use recordwire::io::OpenOptions;
 use recordwire::names::Auto;
-use recordwire::view::{detect_payload, PayloadKind};
+use recordwire::view::PayloadKind;
 
 use crate::buffers::Maps;
 use crate::errors::{guard, to_py};
@@ -26,7 +27,11 @@ use crate::spec::spec_of;
 #[pyclass(frozen, subclass, module = "recordwire._native")]
 pub struct Dataset {
     inner: Arc<CoreDataset>,
+    /// The payload of every shard, or of the first when they differ.
     payload: PayloadKind,
+    /// The shards are read as different payloads (each record as its own
+    /// shard's; `decode` refuses).
+    mixed: bool,
     maps: Maps,
     /// The decoder (a thread pool) of the last `decode`, kept for the next
     /// one with the same thread count.
@@ -66,21 +71,6 @@ pub(crate) fn files_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
     Err(PyTypeError::new_err(
         "paths: a path, a glob pattern or a list of paths",
     ))
-}
-
-/// Reads an index file in any of the three formats (native, DALI text, raw
-/// offset table), told apart by its content, as the CLI's `--index` does.
-fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, recordwire::Error> {
-    let name = path.display().to_string();
-    let bytes =
-        std::fs::read(path).map_err(|e| recordwire::Error::io(e).with_file(name.as_str()))?;
-    let format = IndexFormat::detect(&bytes);
-    if format == IndexFormat::Native {
-        Index::load_native(path, file.bytes(), mmap).map_err(|e| e.with_file(name.as_str()))
-    } else {
-        Index::read_as(format, bytes.into(), file.bytes(), file.framing())
-            .map_err(|e| e.with_file(name.as_str()))
-    }
 }
 
 pub(crate) fn parse_name<T: std::str::FromStr>(what: &str, s: &str) -> PyResult<T>
@@ -133,22 +123,34 @@ impl Dataset {
             let opened = py.detach(|| -> Result<CoreDataset, recordwire::Error> {
                 match &index {
                     None => CoreDataset::open(&files, &options),
-                    Some(ix) => {
-                        let file = RecordFile::open(&files[0], &options)?;
-                        let index = load_index(ix, &file, options.mmap)?;
-                        Ok(CoreDataset::from_shards(vec![Shard::new(file, index)?]))
-                    }
+                    Some(ix) => Ok(CoreDataset::from_shards(vec![Shard::open_with(
+                        &files[0],
+                        &options,
+                        Some(ix),
+                    )?])),
                 }
             });
-            let inner = opened.map_err(|e| to_py(&e))?;
-            let payload = match payload.get() {
-                Some(p) => p,
-                None => detect(&inner)?,
+            let mut inner = opened.map_err(|e| to_py(&e))?;
+            if let Some(p) = payload.get() {
+                inner = inner.with_payload(p);
+            }
+            // Each shard's payload, detected now (from its first records),
+            // with the GIL released.
+            py.detach(|| {
+                for s in inner.shards() {
+                    s.payload();
+                }
+            });
+            let payload = match inner.payload() {
+                Ok(p) => p.unwrap_or(PayloadKind::Example),
+                Err(_) => inner.shards()[0].payload(),
             };
+            let mixed = inner.payload().is_err();
             Ok(Dataset {
                 maps: Maps::new(py, &inner)?,
                 inner: Arc::new(inner),
                 payload,
+                mixed,
                 decoder: KeptDecoder::default(),
                 spare: Mutex::new(Batch::new()),
             })
@@ -161,10 +163,22 @@ impl Dataset {
     }
 
     /// The payload kind records are read as (`example`, `sequence_example`,
-    /// `ofrecord`, `raw`).
+    /// `ofrecord`, `raw`): that of every file, or, when files are read as
+    /// different payloads (see `payloads`), the first file's.
     #[getter]
     fn payload(&self) -> &'static str {
         self.payload.name()
+    }
+
+    /// The payload kind of each file, in id order (each file's records are
+    /// read as its own).
+    #[getter]
+    fn payloads(&self) -> Vec<&'static str> {
+        self.inner
+            .shards()
+            .iter()
+            .map(|s| s.payload().name())
+            .collect()
     }
 
     /// The files, in id order.
@@ -173,30 +187,54 @@ impl Dataset {
         self.inner
             .shards()
             .iter()
-            .map(|s| s.file().name().to_owned())
+            .map(|s| s.name().to_owned())
+            .collect()
+    }
+
+    /// The compression of each file (`none`, `gzip`, `zlib`), in id order.
+    #[getter]
+    fn compression(&self) -> Vec<&'static str> {
+        self.inner
+            .shards()
+            .iter()
+            .map(|s| s.compression().name())
+            .collect()
+    }
+
+    /// Whether each file is block-compressed (GZIP members of whole
+    /// records: a read inflates one member).
+    #[getter]
+    fn block_compressed(&self) -> Vec<bool> {
+        self.inner
+            .shards()
+            .iter()
+            .map(|s| s.gz_index().is_some_and(|g| g.is_block_compressed()))
             .collect()
     }
 
     /// Record `i`'s payload (CRCs checked as opened), as a read-only
-    /// `memoryview` into the file: no copy.
+    /// `memoryview`: of the file's memory map, or of the inflated span of a
+    /// compressed file; no copy either way.
     fn raw<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
-            let id = record_id(i, self.inner.len())?;
-            let record = self.inner.get(id).map_err(|e| to_py(&e))?;
-            let record = record.ok_or_else(|| PyIndexError::new_err("record out of range"))?;
-            self.maps.slice(py, record.data)
+            let record = self.one(py, i)?;
+            self.view(py, record)
         })
     }
 
     /// Record `i` as a dict: feature name to a numpy array (int64, float32,
-    /// and OFRecord's int32/float64) or a list of `memoryview`s into the
-    /// file (bytes values, no copy).
+    /// and OFRecord's int32/float64) or a list of `memoryview`s (bytes
+    /// values: into the file, no copy; copies for a compressed file); for a
+    /// SequenceExample, the context features and `feature_lists`.
     fn __getitem__<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyDict>> {
         guard(|| {
-            let id = record_id(i, self.inner.len())?;
-            let record = self.inner.get(id).map_err(|e| to_py(&e))?;
-            let record = record.ok_or_else(|| PyIndexError::new_err("record out of range"))?;
-            crate::record::to_dict(py, &record, self.payload, &self.maps)
+            let record = self.one(py, i)?;
+            crate::record::to_dict(
+                py,
+                &record.as_record(),
+                self.payload_of(record.id),
+                &self.maps,
+            )
         })
     }
 
@@ -212,19 +250,17 @@ impl Dataset {
     ) -> PyResult<Bound<'py, PyList>> {
         guard(|| {
             let ids = self.ids(ids)?;
-            let mut order: Vec<usize> = (0..ids.len()).collect();
-            order.sort_by_key(|&k| ids[k]);
-            let mut out: Vec<Option<Bound<'py, PyAny>>> = vec![None; ids.len()];
-            for k in order {
-                let record = self.inner.get(ids[k]).map_err(|e| to_py(&e))?;
-                let record = record.ok_or_else(|| PyIndexError::new_err("record out of range"))?;
-                out[k] = Some(if raw {
-                    self.maps.slice(py, record.data)?
+            let records = py.detach(|| self.read_many(&ids)).map_err(|e| to_py(&e))?;
+            let mut out = Vec::with_capacity(records.len());
+            for record in records {
+                out.push(if raw {
+                    self.view(py, record)?
                 } else {
-                    crate::record::to_dict(py, &record, self.payload, &self.maps)?.into_any()
+                    let payload = self.payload_of(record.id);
+                    crate::record::to_dict(py, &record.as_record(), payload, &self.maps)?.into_any()
                 });
             }
-            PyList::new(py, out.into_iter().flatten().collect::<Vec<_>>())
+            PyList::new(py, out)
         })
     }
 
@@ -252,8 +288,25 @@ impl Dataset {
                 .try_lock()
                 .ok()
                 .map(|mut s| std::mem::take(&mut *s));
+            if self.mixed {
+                let e = dataset.payload().err().map(|m| m.to_string());
+                return Err(PyValueError::new_err(e.unwrap_or_default()));
+            }
+            // Records in memory are borrowed; those of compressed files are
+            // read (each span inflated once) and decoded from their bytes.
+            let owned = if dataset.all_in_memory() {
+                Vec::new()
+            } else {
+                py.detach(|| self.read_many(&ids)).map_err(|e| to_py(&e))?
+            };
             let mut batch: Batch<'_> = spare.unwrap_or_default().recycle();
-            let decoded = py.detach(|| decoder.decode_ids(dataset, &ids, spec_ref, &mut batch));
+            let decoded = py.detach(|| {
+                if dataset.all_in_memory() {
+                    decoder.decode_ids(dataset, &ids, spec_ref, &mut batch)
+                } else {
+                    decoder.decode_owned(&owned, spec_ref, &mut batch)
+                }
+            });
             // The columns go to numpy only when the decode succeeded.
             let columns = match decoded {
                 Ok(()) => crate::columns::to_py(py, &mut batch, &self.maps),
@@ -296,9 +349,17 @@ impl Dataset {
 
     /// Writes each file's index: beside the file as `<file>.rwindex` (the
     /// sidecar that opening uses), or to `path` for a one-file dataset, in
-    /// `format` (`native`, `dali` or `lirs`). Returns the paths written.
-    #[pyo3(signature = (path=None, format="native"))]
-    fn index(&self, py: Python<'_>, path: Option<PathBuf>, format: &str) -> PyResult<Vec<PathBuf>> {
+    /// `format` (`native`, `dali` or `lirs`); a compressed file gets its
+    /// checkpoint index (native only), a checkpoint every `spacing` bytes of
+    /// output. Returns the paths written.
+    #[pyo3(signature = (path=None, format="native", spacing=recordwire::index::DEFAULT_SPACING))]
+    fn index(
+        &self,
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        format: &str,
+        spacing: u64,
+    ) -> PyResult<Vec<PathBuf>> {
         guard(|| {
             let format: IndexFormat = parse_name("format", format)?;
             let shards = self.inner.shards();
@@ -309,6 +370,12 @@ impl Dataset {
             }
             let mut written = Vec::with_capacity(shards.len());
             for shard in shards {
+                if shard.is_compressed() && format != IndexFormat::Native {
+                    return Err(PyValueError::new_err(format!(
+                        "{}: a compressed file's index is a checkpoint index (native)",
+                        shard.name()
+                    )));
+                }
                 let target = match &path {
                     Some(p) => p.clone(),
                     None => {
@@ -317,18 +384,10 @@ impl Dataset {
                                 "the sidecar index is native: give path= for dali or lirs",
                             ));
                         }
-                        recordwire::index::sidecar_path(Path::new(shard.file().name()))
+                        recordwire::index::sidecar_path(Path::new(shard.name()))
                     }
                 };
-                let done = py.detach(|| -> Result<(), recordwire::Error> {
-                    let mut out = Vec::new();
-                    shard
-                        .index()
-                        .write_as(format, shard.file().bytes(), &mut out)?;
-                    recordwire::encode::write_file_atomic(&target, &out).map_err(|e| {
-                        recordwire::Error::io(e).with_file(target.display().to_string().as_str())
-                    })
-                });
+                let done = py.detach(|| write_index(shard, &target, format, spacing));
                 done.map_err(|e| to_py(&e))?;
                 written.push(target);
             }
@@ -346,7 +405,74 @@ impl Dataset {
     }
 }
 
+/// Writes the index of `shard` to `target`: a compressed file's checkpoint
+/// index (rebuilt at `spacing`), a plain file's index in `format`.
+fn write_index(
+    shard: &Shard,
+    target: &Path,
+    format: IndexFormat,
+    spacing: u64,
+) -> Result<(), recordwire::Error> {
+    if let Some(gz) = shard.gz_source() {
+        let index = GzIndex::build(
+            gz.compressed(),
+            gz.index().compression(),
+            shard.framing(),
+            spacing,
+            true,
+        )
+        .map_err(|e| e.with_file(shard.name()))?;
+        return index.write_native_file(target);
+    }
+    let data = match shard.bytes() {
+        Some(b) => b.clone(),
+        None => shard.source().read_range(0..shard.data_len())?,
+    };
+    let mut out = Vec::new();
+    shard.index().write_as(format, &data, &mut out)?;
+    recordwire::encode::write_file_atomic(target, &out)
+        .map_err(|e| recordwire::Error::io(e).with_file(target.display().to_string().as_str()))
+}
+
 impl Dataset {
+    /// Record `i` (a Python id, negative from the end), read with the GIL
+    /// released.
+    fn one(&self, py: Python<'_>, i: i64) -> PyResult<OwnedRecord> {
+        let id = record_id(i, self.inner.len())?;
+        let record = py.detach(|| self.inner.get(id)).map_err(|e| to_py(&e))?;
+        record.ok_or_else(|| PyIndexError::new_err("record out of range"))
+    }
+
+    /// Records `ids`, read shard by shard in offset order (each page or
+    /// span read once), in request order.
+    fn read_many(&self, ids: &[u64]) -> Result<Vec<OwnedRecord>, recordwire::Error> {
+        let mut slots: Vec<Option<OwnedRecord>> = vec![None; ids.len()];
+        let mut scratch = Scratch::new();
+        self.inner
+            .get_many(ids, &mut scratch, |pos, r| slots[pos] = r)?;
+        Ok(slots.into_iter().flatten().collect())
+    }
+
+    /// The payload record `id` is read as: its shard's.
+    fn payload_of(&self, id: u64) -> PayloadKind {
+        match self.inner.locate(id) {
+            Some((k, _)) if self.mixed => self.inner.shards()[k].payload(),
+            _ => self.payload,
+        }
+    }
+
+    /// A read-only `memoryview` of a record's payload: a slice of its file's
+    /// view when the file is in memory, else a view of the record's own
+    /// bytes (a share of an inflated span); never a copy.
+    fn view<'py>(&self, py: Python<'py>, record: OwnedRecord) -> PyResult<Bound<'py, PyAny>> {
+        match self.inner.locate(record.id) {
+            Some((k, _)) if self.inner.shards()[k].bytes().is_some() => {
+                self.maps.slice(py, &record.data)
+            }
+            _ => Ok(crate::buffers::memoryview_of(py, record.data)?.into_any()),
+        }
+    }
+
     /// Python ids (negative from the end) as record ids.
     fn ids(&self, ids: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         let len = self.inner.len();
@@ -396,23 +522,4 @@ pub(crate) fn decoded_tuple<'py>(
             sequence.into_any(),
         ],
     )
-}
-
-/// The payload kind of the dataset's records: OFRecord framing holds
-/// OFRecords; TFRecord payloads are sniffed from the first records.
-fn detect(dataset: &CoreDataset) -> PyResult<PayloadKind> {
-    let Some(shard) = dataset.shards().iter().find(|s| !s.is_empty()) else {
-        return Ok(PayloadKind::Example);
-    };
-    if shard.file().framing() == Framing::OfRecord {
-        return Ok(PayloadKind::OfRecord);
-    }
-    let mut first = Vec::new();
-    for id in 0..shard.len().min(64) {
-        match shard.get(id).map_err(|e| to_py(&e))? {
-            Some(r) => first.push(r.data),
-            None => break,
-        }
-    }
-    Ok(detect_payload(first))
 }

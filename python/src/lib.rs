@@ -12,7 +12,6 @@ mod buffers;
 mod columns;
 mod dataset;
 mod errors;
-mod gz;
 mod order;
 mod record;
 mod spec;
@@ -32,7 +31,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<errors::Error>())?;
     m.add("PanicError", py.get_type::<errors::PanicError>())?;
     m.add_class::<dataset::Dataset>()?;
-    m.add_class::<gz::GzDataset>()?;
     m.add_class::<spec::Spec>()?;
     m.add_class::<order::Order>()?;
     m.add_class::<writer::Writer>()?;

@@ -1,4 +1,4 @@
-"""GZIP/ZLIB files read by id through their checkpoint indexes (GzDataset):
+"""GZIP/ZLIB files read by id through their checkpoint indexes (Dataset):
 TensorFlow's own compressed files, Python's gzip at several levels and in
 several members, and the block-compressed output of Writer(gzip_blocks=...),
 which TensorFlow reads record for record."""
@@ -33,7 +33,7 @@ def test_tensorflow_compressed_files_by_id(tmp_path, name):
     path = tmp_path / name
     path.write_bytes((REF / name).read_bytes())
     plain = recordwire.Dataset(str(PLAIN))
-    ds = recordwire.GzDataset(str(path))
+    ds = recordwire.Dataset(str(path))
     assert len(ds) == len(plain) == 40
     assert ds.payload == "example"
     for i in range(len(ds)):
@@ -55,8 +55,8 @@ def test_tensorflow_compressed_files_by_id(tmp_path, name):
         plain.order(mode="page-aware", page_size=0)
     # Written checkpoint sidecars, at several spacings, read the same.
     for spacing in [1, 4096, 1 << 30]:
-        assert ds.index(spacing) == [path.with_name(name + ".rwindex")]
-        again = recordwire.GzDataset(str(path))
+        assert ds.index(spacing=spacing) == [path.with_name(name + ".rwindex")]
+        again = recordwire.Dataset(str(path))
         assert [again.raw(i) for i in range(40)] == [ds.raw(i) for i in range(40)]
     # Pickles as its arguments.
     clone = pickle.loads(pickle.dumps(ds))
@@ -74,7 +74,7 @@ def test_decode_equals_the_plain_dataset(tmp_path):
     }}
     ids = [5, 0, 39, 12, 12]
     plain = recordwire.Dataset(str(PLAIN)).decode(ids, spec)
-    got = recordwire.GzDataset(str(path)).decode(ids, spec)
+    got = recordwire.Dataset(str(path)).decode(ids, spec)
     for name in ["varint_edges", "floats"]:
         np.testing.assert_array_equal(got[name].values, plain[name].values)
         np.testing.assert_array_equal(got[name].row_splits, plain[name].row_splits)
@@ -90,13 +90,13 @@ def test_python_gzip_levels_and_members(tmp_path, level, members):
     path = tmp_path / f"p{level}_{members}.tfrecord.gz"
     path.write_bytes(blob)
     plain = recordwire.Dataset(str(PLAIN))
-    ds = recordwire.GzDataset(str(path))
+    ds = recordwire.Dataset(str(path))
     assert [ds.raw(i) for i in range(40)] == [bytes(plain.raw(i)) for i in range(40)]
     # Cut inside records: not block-compressed.
     assert ds.block_compressed == [False]
     zpath = tmp_path / f"z{level}.tfrecord.zlib"
     zpath.write_bytes(zlib.compress(data, level))
-    zds = recordwire.GzDataset(str(zpath))
+    zds = recordwire.Dataset(str(zpath))
     assert [zds.raw(i) for i in range(40)] == [ds.raw(i) for i in range(40)]
 
 
@@ -108,7 +108,7 @@ def test_tensorflow_reads_block_compressed_output(tmp_path):
             w.write(r)
     tf_payloads = [r.numpy() for r in tf.data.TFRecordDataset(str(out), compression_type="GZIP")]
     assert len(tf_payloads) == len(rows)
-    ds = recordwire.GzDataset(str(out))
+    ds = recordwire.Dataset(str(out))
     assert ds.block_compressed == [True]
     assert len(ds) == len(rows)
     # The same ids give the same records, in any order.
@@ -126,3 +126,71 @@ def test_tensorflow_reads_block_compressed_output(tmp_path):
         for r in rows:
             w.write(r)
     assert gzip.decompress(out.read_bytes()) == plain.read_bytes()
+
+
+def test_gz_dataset_is_a_deprecated_dataset(tmp_path):
+    path = tmp_path / "e.tfrecord.gz"
+    path.write_bytes((REF / "examples.tfrecord.gz").read_bytes())
+    with pytest.warns(DeprecationWarning, match="Dataset reads compressed files itself"):
+        ds = recordwire.GzDataset(str(path), "auto", "example")
+    assert isinstance(ds, recordwire.Dataset)
+    assert ds.payload == "example" and len(ds) == 40
+    assert ds.index(4096) == [path.with_name("e.tfrecord.gz.rwindex")]
+    clone = pickle.loads(pickle.dumps(ds))
+    assert type(clone) is recordwire.Dataset and bytes(clone.raw(3)) == bytes(ds.raw(3))
+
+
+def test_one_dataset_over_plain_gzip_zlib_and_block_compressed_shards(tmp_path):
+    data = PLAIN.read_bytes()
+    (tmp_path / "a.tfrecord").write_bytes(data)
+    (tmp_path / "b.tfrecord.gz").write_bytes(gzip.compress(data, compresslevel=6))
+    (tmp_path / "c.tfrecord.zz").write_bytes(zlib.compress(data, 9))
+    rows = [{"i": i, "s": [b"x" * (i % 40)]} for i in range(500)]
+    with recordwire.Writer(tmp_path / "d.tfrecord.gz", gzip_blocks=2048) as w:
+        for r in rows:
+            w.write(r)
+    with recordwire.Writer(tmp_path / "d.tfrecord") as w:
+        for r in rows:
+            w.write(r)
+    mixed = recordwire.Dataset([str(tmp_path / n) for n in ["a.tfrecord", "b.tfrecord.gz", "c.tfrecord.zz", "d.tfrecord.gz"]])
+    plain = recordwire.Dataset([str(tmp_path / n) for n in ["a.tfrecord", "a.tfrecord", "a.tfrecord", "d.tfrecord"]])
+    assert mixed.compression == ["none", "gzip", "zlib", "gzip"]
+    assert mixed.block_compressed == [False, False, False, True]
+    assert len(mixed) == len(plain) == 120 + 500
+    # Every id, as the streamed records (the plain files).
+    for i in range(len(mixed)):
+        assert bytes(mixed.raw(i)) == bytes(plain.raw(i)), i
+        assert isinstance(mixed.raw(i), memoryview)
+    ids = np.random.default_rng(3).permutation(len(mixed))[:200]
+    assert [bytes(v) for v in mixed.get_many(ids, raw=True)] == [bytes(v) for v in plain.get_many(ids, raw=True)]
+    # Orders are those of the plain dataset.
+    for mode in ["shuffle", "page-aware", "quasi-random"]:
+        np.testing.assert_array_equal(mixed.order(mode=mode, seed=5), plain.order(mode=mode, seed=5))
+    spans = mixed.order(mode="page-aware", page_size=0, seed=1)
+    assert sorted(spans.tolist()) == list(range(len(mixed)))
+    # A view outlives the dataset.
+    kept = mixed.raw(130)
+    want = bytes(plain.raw(130))
+    del mixed
+    assert bytes(kept) == want
+
+
+def test_records_of_each_file_read_as_its_own_payload(tmp_path):
+    """An OFRecord file and a tf.Example file (and a SequenceExample file)
+    in one dataset: each record as `recordwire cat` gives it."""
+    import json
+    import subprocess
+    files = [REF / "ofrecord.part-0", PLAIN, REF / "sequence_examples.tfrecord"]
+    ds = recordwire.Dataset([str(f) for f in files])
+    assert ds.payloads == ["ofrecord", "example", "sequence_example"]
+    one = [recordwire.Dataset(str(f)) for f in files]
+    at = 0
+    for d in one:
+        for i in range(len(d)):
+            assert bytes(ds.raw(at + i)) == bytes(d.raw(i))
+            a, b = ds[at + i], d[i]
+            assert a.keys() == b.keys()
+        at += len(d)
+    # decode needs one payload.
+    with pytest.raises(ValueError, match="one spec reads one payload"):
+        ds.decode([0], {"features": {}})

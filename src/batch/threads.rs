@@ -6,7 +6,7 @@ use super::decode::{decode, decode_rows, Input};
 use super::finish::finish;
 use super::spec::Spec;
 use crate::error::{Error, ErrorKind};
-use crate::frame::Record;
+use crate::frame::{OwnedRecord, Record};
 
 /// A batch decoder with a thread count: batches are split into as many
 /// contiguous parts, decoded at once, and joined; the result is the same as
@@ -94,7 +94,13 @@ impl Decoder {
 
 impl Decoder {
     /// Decodes records `ids` of `dataset`, in the order given (see
-    /// [`decode`]); each record's errors name its file and its global id.
+    /// [`decode`]), borrowing from the shards' memory; each record's errors
+    /// name its file and its global id. Every record must be in memory
+    /// (a mapped or read plain file,
+    /// [`Dataset::all_in_memory`](crate::index::Dataset::all_in_memory)):
+    /// the records of a compressed shard, or one read with positioned reads,
+    /// are read with [`Dataset::get_many`](crate::index::Dataset::get_many)
+    /// and decoded with [`decode_owned`](Self::decode_owned).
     /// An id past the end is an [`id_out_of_range`](ErrorKind::IdOutOfRange)
     /// error; a record that cannot be read (a bad CRC, say) ends the batch
     /// there: the records before it are decoded and the read error returned.
@@ -129,8 +135,12 @@ impl Decoder {
         records.clear();
         let mut failed = None;
         for &id in ids {
-            match dataset.get(id) {
+            match dataset.get_ref(id) {
                 Ok(Some(r)) => records.push(r),
+                Ok(None) if id < dataset.len() => {
+                    failed = Some(not_in_memory(dataset, id));
+                    break;
+                }
                 Ok(None) => {
                     let len = dataset.len();
                     failed = Some(Error::new(ErrorKind::IdOutOfRange { id, len }, 0));
@@ -146,6 +156,23 @@ impl Decoder {
         batch.records = records;
         r?;
         failed.map_or(Ok(()), Err)
+    }
+
+    /// Decodes `records` (read with
+    /// [`Dataset::get_many`](crate::index::Dataset::get_many), say), in the
+    /// order given (see [`decode`]): the batch borrows from them.
+    pub fn decode_owned<'a>(
+        &self,
+        records: &'a [OwnedRecord],
+        spec: &'a Spec,
+        batch: &mut Batch<'a>,
+    ) -> Result<(), Error> {
+        let mut borrowed = std::mem::take(&mut batch.records);
+        borrowed.clear();
+        borrowed.extend(records.iter().map(OwnedRecord::as_record));
+        let r = self.decode(&borrowed, spec, batch);
+        batch.records = borrowed;
+        r
     }
 
     /// Decodes up to `max` records from `records` (a reader's iterator, say);
@@ -219,4 +246,19 @@ fn run_parts<'a, R: Input<'a>>(
             )
         },
     );
+}
+
+/// The error for a record that `decode_ids` cannot borrow.
+fn not_in_memory(dataset: &crate::index::Dataset, id: u64) -> Error {
+    let file = dataset
+        .locate(id)
+        .map(|(k, _)| dataset.shards()[k].name().to_string())
+        .unwrap_or_default();
+    Error::io(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "the record's file is not in memory (compressed, or read with positioned reads): \
+         read it with Dataset::get_many and decode it with Decoder::decode_owned",
+    ))
+    .with_record(id)
+    .with_file(file)
 }

@@ -1,16 +1,16 @@
-//! The indexed commands on GZIP and ZLIB files: `index` writes a checkpoint
-//! index, and `count`, `get` and `order` read through it, inflating only the
-//! spans they need (`bench` is in `bench/`).
+//! `index` on GZIP and ZLIB files: the checkpoint index (`count`, `get`,
+//! `order` and `bench` read compressed files through it as they read plain
+//! files through theirs: see `indexed.rs`), and what `inspect` says of a
+//! GZIP file's members.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::indexed::{data_or_fatal, fatal, no_record, open_each};
-use super::{report, CmdResult, Failure, ReadArgs};
-use crate::error::Error;
+use super::indexed::{data_or_fatal, fatal};
+use super::{CmdResult, Failure, ReadArgs};
 use crate::frame::ErrorPolicy;
-use crate::index::{sidecar_path, GzCaches, GzDataset, GzIndex, GzShard, IndexOrigin};
-use crate::io::{framing_hint, resolve, Compression, OpenOptions, RecordFile};
+use crate::index::{sidecar_path, GzIndex};
+use crate::io::{framing_hint, resolve, Compression, RecordFile};
 
 /// The first bytes of `path`, enough to tell its compression (none for
 /// stdin or an unreadable file).
@@ -41,27 +41,6 @@ pub(super) fn is_compressed(path: &Path, read: &ReadArgs) -> bool {
         resolve(&head, framing_hint(path), &options).compression,
         Compression::Gzip | Compression::Zlib
     )
-}
-
-/// Says on stderr that a sidecar was passed over, and why.
-fn note_rejected(shard: &GzShard, stderr: &mut dyn Write) {
-    if let IndexOrigin::Built {
-        rejected: Some(why),
-    } = shard.origin()
-    {
-        let _ = writeln!(
-            stderr,
-            "note: {}: the sidecar index was not used ({why}): the checkpoint index was built \
-             in memory (`recordwire index` writes it)",
-            shard.name()
-        );
-    }
-}
-
-/// Opens `path` for random access, with `index` or its sidecar.
-pub(super) fn open(path: &Path, read: &ReadArgs, index: Option<&Path>) -> Result<GzShard, Error> {
-    let options: OpenOptions = read.open_options(ErrorPolicy::Fail);
-    GzShard::open_with(path, &options, index)
 }
 
 /// `index` of a compressed file: the checkpoint index, as its sidecar or
@@ -117,110 +96,6 @@ pub(super) fn index(
         elapsed.as_secs_f64(),
     );
     Ok(())
-}
-
-/// `count` of a compressed file with a current checkpoint sidecar: its
-/// record count (`None`: no usable sidecar, count by reading).
-pub(super) fn sidecar_count(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Option<u64> {
-    let sidecar = sidecar_path(path);
-    if !sidecar.is_file() {
-        return None;
-    }
-    let data = RecordFile::stored_bytes(path, !read.no_mmap).ok()?;
-    match GzIndex::load_native(&sidecar, &data) {
-        Ok(index) => Some(index.len()),
-        Err(e) => {
-            let _ = writeln!(
-                stderr,
-                "note: {}: not used ({e}): counting by reading the file",
-                sidecar.display()
-            );
-            None
-        }
-    }
-}
-
-/// `get` on compressed files: each id inflated from its checkpoint (ids
-/// global over the files in order).
-pub(super) fn get(
-    files: &[PathBuf],
-    ids: &[u64],
-    read: &ReadArgs,
-    index: Option<&Path>,
-    features: Option<Vec<String>>,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
-    let shards = open_each(files, |path| open(path, read, index), note_rejected, stderr)?;
-    let Some(first) = shards.first() else {
-        return Err(Failure::Usage("no record file".into()));
-    };
-    let chosen = read.payload_of_gz(first, stderr);
-    let filter: Option<Vec<Vec<u8>>> =
-        features.map(|v| v.into_iter().map(String::into_bytes).collect());
-    let name = match &shards[..] {
-        [one] => one.name().to_string(),
-        many => format!("{} files", many.len()),
-    };
-    let dataset = GzDataset::from_shards(shards);
-    let json = super::indexed::JsonLine {
-        payload: chosen.kind,
-        strict: read.strict,
-        filter: filter.as_deref(),
-    };
-    let mut notes = super::payload::Notes::new(chosen);
-    let mut out = std::io::BufWriter::new(stdout);
-    let mut caches = GzCaches::default();
-    let mut line = Vec::new();
-    let mut result = Ok(());
-    for &id in ids {
-        let record = match dataset.get(id, &mut caches) {
-            Ok(Some(r)) => r,
-            Ok(None) => {
-                out.flush()?;
-                let shards = dataset.shards().len();
-                result = Err(no_record(&name, id, shards, dataset.len()));
-                break;
-            }
-            Err(e) => {
-                out.flush()?;
-                report(stderr, &e);
-                result = Err(Failure::Data);
-                break;
-            }
-        };
-        if let Err(e) = json.write(&record, &mut line, &mut out, &mut notes, stderr) {
-            result = Err(e);
-            break;
-        }
-    }
-    notes.finish(&name, stderr);
-    result?;
-    out.flush()?;
-    Ok(())
-}
-
-/// Compressed files as one id space, for `order`.
-pub(super) fn dataset(
-    files: &[PathBuf],
-    read: &ReadArgs,
-    stderr: &mut dyn Write,
-) -> Result<GzDataset, Failure> {
-    let shards = open_each(files, |path| open(path, read, None), note_rejected, stderr)?;
-    Ok(GzDataset::from_shards(shards))
-}
-
-/// `order` of one compressed file: its ids (the page modes group the
-/// records by pages of the decompressed stream).
-pub(super) fn order(
-    path: &Path,
-    read: &ReadArgs,
-    index: Option<&Path>,
-    stderr: &mut dyn Write,
-) -> Result<GzShard, Failure> {
-    let shard = open(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-    note_rejected(&shard, stderr);
-    Ok(shard)
 }
 
 /// For `inspect` of a GZIP file: whether it is block-compressed (several

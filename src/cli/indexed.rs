@@ -44,25 +44,6 @@ pub(super) fn open_each<S>(
     Ok(shards)
 }
 
-/// Reads an index file given with `--index`, in any of the three formats,
-/// told apart by its content ([`IndexFormat::detect`]). A native one is used
-/// in place from a map when `mmap`.
-fn load_index(path: &Path, file: &RecordFile, mmap: bool) -> Result<Index, Error> {
-    let name = path.display().to_string();
-    let mut head = [0u8; 8];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-        .map_err(|e| Error::io(e).with_file(name.as_str()))?;
-    if IndexFormat::detect(&head[..n]) == IndexFormat::Native {
-        Index::load_native(path, file.bytes(), mmap).map_err(|e| e.with_file(name.as_str()))
-    } else {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(e).with_file(name.as_str()))?;
-        let format = IndexFormat::detect(&bytes);
-        Index::read_as(format, bytes.into(), file.bytes(), file.framing())
-            .map_err(|e| e.with_file(name.as_str()))
-    }
-}
-
 /// Says on stderr that a sidecar index was passed over, and why (the index
 /// was then built in memory: slower, but right).
 pub(super) fn note_rejected_sidecar(shard: &Shard, stderr: &mut dyn Write) {
@@ -70,30 +51,26 @@ pub(super) fn note_rejected_sidecar(shard: &Shard, stderr: &mut dyn Write) {
         rejected: Some(why),
     } = shard.origin()
     {
-        let _ = writeln!(
+        let _ =
+            writeln!(
             stderr,
-            "note: {}: the sidecar index was not used ({why}): the index was built in memory",
-            shard.file().name()
+            "note: {}: the sidecar index was not used ({why}): the {}index was built in memory{}",
+            shard.name(),
+            if shard.is_compressed() { "checkpoint " } else { "" },
+            if shard.is_compressed() { " (`recordwire index` writes it)" } else { "" },
         );
     }
 }
 
-/// Opens `path` with its index: `--index` when given, else the current
-/// sidecar, else one built in memory.
+/// Opens `path` (plain or compressed) with its index: `--index` when
+/// given, else the current sidecar, else one built in memory.
 pub(super) fn open_shard(
     path: &Path,
     read: &ReadArgs,
     index: Option<&Path>,
 ) -> Result<Shard, Error> {
     let options: OpenOptions = read.open_options(ErrorPolicy::Fail);
-    match index {
-        None => Shard::open(path, &options),
-        Some(ix) => {
-            let file = RecordFile::open(path, &options)?;
-            let index = load_index(ix, &file, options.mmap)?;
-            Shard::new(file, index)
-        }
-    }
+    Shard::open_with(path, &options, index)
 }
 
 pub(super) fn count(
@@ -109,35 +86,24 @@ pub(super) fn count(
     let mut total = 0u64;
     for path in files {
         let (n, name) = match index {
-            Some(_) if super::gz::is_compressed(path, read) => {
-                let shard =
-                    super::gz::open(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-                (shard.len(), shard.name().to_owned())
-            }
             Some(_) => {
                 let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-                note_rejected_sidecar(&shard, stderr);
-                (shard.len(), shard.file().name().to_owned())
-            }
-            None if super::gz::is_compressed(path, read) => {
-                match super::gz::sidecar_count(path, read, stderr) {
-                    Some(n) => (n, path.display().to_string()),
-                    None => {
-                        let mut source = read.open(path, ErrorPolicy::Fail)?;
-                        (
-                            count_by_reading(&mut source, stderr)?,
-                            source.name().to_owned(),
-                        )
-                    }
-                }
+                (shard.len(), shard.name().to_owned())
             }
             None => {
-                let mut source = read.open(path, ErrorPolicy::Fail)?;
-                let n = match current_sidecar(path, &source, read, stderr) {
-                    Some(index) => index.len(),
-                    None => count_by_reading(&mut source, stderr)?,
+                let n = match current_sidecar(path, read, stderr) {
+                    Some(n) => n,
+                    None => {
+                        let mut source = read.open(path, ErrorPolicy::Fail)?;
+                        count_by_reading(&mut source, stderr)?
+                    }
                 };
-                (n, source.name().to_owned())
+                let name = if path == Path::new("-") {
+                    crate::io::STDIN_NAME.to_owned()
+                } else {
+                    path.display().to_string()
+                };
+                (n, name)
             }
         };
         total += n;
@@ -153,18 +119,14 @@ pub(super) fn count(
     Ok(())
 }
 
-/// The current sidecar index of `path` when `source` is a plain file that
-/// has one; a sidecar that does not belong to the data is passed over with a
-/// note on stderr.
-fn current_sidecar(
-    path: &Path,
-    source: &Source,
-    read: &ReadArgs,
-    stderr: &mut dyn Write,
-) -> Option<Index> {
-    let file = source.as_file()?;
-    match crate::index::load_sidecar(path, file, !read.no_mmap) {
-        Ok(index) => index,
+/// The record count of `path` from its current sidecar (a native index of
+/// a plain file, a checkpoint index of a compressed one), when it has one;
+/// a sidecar that does not belong to the data is passed over with a note on
+/// stderr.
+fn current_sidecar(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Option<u64> {
+    let options = read.open_options(ErrorPolicy::Fail);
+    match Shard::open_sidecar(path, &options) {
+        Ok(shard) => shard.map(|s| s.len()),
         Err(e) => {
             let _ = writeln!(
                 stderr,
@@ -295,37 +257,42 @@ pub(super) fn get(
     if index.is_some() && files.len() > 1 {
         return Err(Failure::Usage("--index goes with a single file".into()));
     }
-    let shards = open_each(
+    let mut shards = open_each(
         files,
         |path| open_shard(path, read, index),
         note_rejected_sidecar,
         stderr,
     )?;
-    let dataset = Dataset::from_shards(shards);
-    let Some(first) = dataset.shards().first() else {
+    if shards.is_empty() {
         return Err(Failure::Usage("no record file".into()));
-    };
-    let chosen = read.payload_of_file(first.file(), stderr);
+    }
+    // Each shard's records are read as its own payload.
+    let chosen: Vec<_> = shards
+        .iter_mut()
+        .map(|shard| read.payload_of_shard(shard, stderr))
+        .collect();
     let filter: Option<Vec<Vec<u8>>> =
         features.map(|v| v.into_iter().map(String::into_bytes).collect());
+    let dataset = Dataset::from_shards(shards);
     let name = match dataset.shards() {
-        [one] => one.file().name().to_string(),
+        [one] => one.name().to_string(),
         many => format!("{} files", many.len()),
     };
-    let mut notes = super::payload::Notes::new(chosen);
+    let mut notes: Vec<_> = chosen.into_iter().map(super::payload::Notes::new).collect();
     let mut out = std::io::BufWriter::new(stdout);
     let r = get_records(
         &dataset,
         &name,
         ids,
-        chosen.kind,
         read.strict,
         filter.as_deref(),
         &mut out,
         &mut notes,
         stderr,
     );
-    notes.finish(&name, stderr);
+    for (shard, notes) in dataset.shards().iter().zip(&notes) {
+        notes.finish(shard.name(), stderr);
+    }
     r?;
     out.flush()?;
     Ok(())
@@ -346,11 +313,10 @@ fn get_records(
     dataset: &Dataset,
     name: &str,
     ids: &[u64],
-    payload: crate::view::PayloadKind,
     strict: bool,
     filter: Option<&[Vec<u8>]>,
     out: &mut dyn Write,
-    notes: &mut super::payload::Notes,
+    notes: &mut [super::payload::Notes],
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let mut line = Vec::new();
@@ -367,12 +333,19 @@ fn get_records(
                 return Err(Failure::Data);
             }
         };
+        let shard = dataset.locate(id).map_or(0, |(k, _)| k);
         let json = JsonLine {
-            payload,
+            payload: dataset.shards()[shard].payload(),
             strict,
             filter,
         };
-        json.write(&record, &mut line, out, notes, stderr)?;
+        json.write(
+            &record.as_record(),
+            &mut line,
+            out,
+            &mut notes[shard],
+            stderr,
+        )?;
     }
     Ok(())
 }
@@ -425,32 +398,20 @@ pub(super) fn order(
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
-    let order = match files {
-        [path] if super::gz::is_compressed(path, read) => {
-            super::gz::order(path, read, index, stderr)?.order(spec)
-        }
-        // Compressed files: their checkpoint indexes, no decompression.
-        _ if index.is_none() && files.iter().all(|f| super::gz::is_compressed(f, read)) => {
-            super::gz::dataset(files, read, stderr)?.order(spec)
-        }
-        [path] => {
-            let shard = open_shard(path, read, index).map_err(|e| data_or_fatal(e, stderr))?;
-            note_rejected_sidecar(&shard, stderr);
-            shard.order(spec)
-        }
-        _ => {
-            if index.is_some() {
-                return Err(Failure::Usage("--index goes with a single file".into()));
-            }
-            let options = read.open_options(ErrorPolicy::Fail);
-            let dataset = Dataset::open(files, &options).map_err(|e| data_or_fatal(e, stderr))?;
-            for shard in dataset.shards() {
-                note_rejected_sidecar(shard, stderr);
-            }
-            dataset.order(spec)
-        }
+    if index.is_some() && files.len() > 1 {
+        return Err(Failure::Usage("--index goes with a single file".into()));
     }
-    .map_err(|e| Failure::Usage(e.to_string()))?;
+    // Plain and compressed files alike: through their indexes (a compressed
+    // file's checkpoint index), nothing decompressed.
+    let shards = open_each(
+        files,
+        |path| open_shard(path, read, index),
+        note_rejected_sidecar,
+        stderr,
+    )?;
+    let order = Dataset::from_shards(shards)
+        .order(spec)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let mut out = std::io::BufWriter::new(stdout);
     for id in order.epoch(epoch).iter() {
         writeln!(out, "{id}")?;

@@ -200,13 +200,8 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
             let files: Vec<std::path::PathBuf> = std::iter::once(file)
                 .chain(more.into_iter().map(std::path::PathBuf::from))
                 .collect();
-            // Compressed files go through their checkpoint indexes.
-            let get = if files.iter().all(|f| gz::is_compressed(f, &read)) {
-                gz::get
-            } else {
-                indexed::get
-            };
-            get(
+            // Plain and compressed files alike, each through its index.
+            indexed::get(
                 &files,
                 &indexed::record_ids(&ids, ids_file.as_deref())?,
                 &read,

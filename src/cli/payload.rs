@@ -167,42 +167,31 @@ impl ReadArgs {
     ) -> Result<(Source, Chosen), Failure> {
         self.open_payload(path, &self.open_options(policy), stderr)
     }
-
-    /// The payload of an open file, chosen as [`Self::open_payload`] does.
-    pub(crate) fn payload_of_file(&self, file: &RecordFile, stderr: &mut dyn Write) -> Chosen {
-        let chosen = match (self.payload.get(), file.framing()) {
-            (Some(kind), _) => Chosen::forced(kind),
-            (None, Framing::OfRecord) => Chosen::by_framing(Framing::OfRecord),
-            (None, Framing::TfRecord) => sniff_file(file),
-        };
-        chosen.announce(file.name(), stderr);
-        chosen
-    }
 }
 
 impl ReadArgs {
-    /// The payload of a compressed file opened for random access, chosen
-    /// as [`Self::payload_of_file`] does, from its first records.
-    pub(crate) fn payload_of_gz(
+    /// The payload of a shard opened for random access (plain or
+    /// compressed), chosen as [`Self::open_payload`] does, from its first
+    /// records ([`Shard::sniff`](crate::index::Shard::sniff)); the shard is
+    /// then read as it.
+    pub(crate) fn payload_of_shard(
         &self,
-        shard: &crate::index::GzShard,
+        shard: &mut crate::index::Shard,
         stderr: &mut dyn Write,
     ) -> Chosen {
         let chosen = match (self.payload.get(), shard.framing()) {
             (Some(kind), _) => Chosen::forced(kind),
             (None, Framing::OfRecord) => Chosen::by_framing(Framing::OfRecord),
             (None, Framing::TfRecord) => {
-                let mut sniff = Sniff::new();
-                let mut cache = crate::index::GzCache::new();
-                for id in 0..shard.len() {
-                    match shard.get(id, &mut cache) {
-                        Ok(Some(record)) if !sniff.feed(&record) => continue,
-                        _ => break,
-                    }
+                let sniffer = shard.sniff();
+                Chosen {
+                    kind: sniffer.kind(),
+                    forced: false,
+                    evidence: sniffer.evidence().map(|e| e as u64),
                 }
-                sniff.chosen()
             }
         };
+        *shard = shard.clone().with_payload(chosen.kind);
         chosen.announce(shard.name(), stderr);
         chosen
     }

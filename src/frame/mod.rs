@@ -70,6 +70,6 @@ pub use parse::{
 };
 
 pub(crate) use detect::{not_record_file, Basis};
-pub use records::{records, records_at, Record, Records};
+pub use records::{records, records_at, OwnedRecord, Record, Records};
 
 pub(crate) use records::{Step, Walker};

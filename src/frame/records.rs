@@ -43,6 +43,74 @@ pub struct Record<'a> {
     pub file: Option<&'a Arc<str>>,
 }
 
+/// A record that owns (a share of) its bytes: what a
+/// [`Dataset`](crate::index::Dataset) hands out. Its `data` is a
+/// [`Bytes`](bytes::Bytes) that keeps its source alive (a slice of a
+/// file's memory map, or of an inflated span of a compressed file): no
+/// copy, `Send + 'static`, so that it can outlive the dataset and move to
+/// another thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedRecord {
+    /// The record id (in a dataset: the global id).
+    pub id: u64,
+    /// Offset of the frame start (its header), in its file's stream.
+    pub offset: u64,
+    /// Offset of the first data byte: the base offset for payload decode
+    /// errors.
+    pub data_offset: u64,
+    /// Offset just past the frame.
+    pub end: u64,
+    /// The data.
+    pub data: bytes::Bytes,
+    /// The file it was read from.
+    pub file: Option<Arc<str>>,
+}
+
+impl OwnedRecord {
+    /// `record`, whose data is a part of `owner`, owning its share of
+    /// `owner` (no copy; copied only if it is not a part of `owner`).
+    pub fn from_record(record: &Record<'_>, owner: &bytes::Bytes) -> OwnedRecord {
+        let outer = owner.as_ptr_range();
+        let inner = record.data.as_ptr_range();
+        let data = if outer.start <= inner.start && inner.end <= outer.end {
+            owner.slice_ref(record.data)
+        } else {
+            bytes::Bytes::copy_from_slice(record.data)
+        };
+        OwnedRecord {
+            id: record.id,
+            offset: record.offset,
+            data_offset: record.data_offset,
+            end: record.end,
+            data,
+            file: record.file.cloned(),
+        }
+    }
+
+    /// A borrowed view of it.
+    pub fn as_record(&self) -> Record<'_> {
+        Record {
+            id: self.id,
+            offset: self.offset,
+            data_offset: self.data_offset,
+            end: self.end,
+            data: &self.data,
+            file: self.file.as_ref(),
+        }
+    }
+
+    /// Bytes of the whole frame (header, data and CRC): `end - offset`.
+    pub fn frame_len(&self) -> u64 {
+        self.end.saturating_sub(self.offset)
+    }
+
+    /// A decode error met in this record's payload, as an [`Error`] that
+    /// says which record of which file ([`Record::context`]).
+    pub fn context(&self, err: crate::wire::DecodeError) -> Error {
+        self.as_record().context(err)
+    }
+}
+
 impl Record<'_> {
     /// Bytes of the whole frame (header, data and CRC): `end - offset`.
     pub fn frame_len(&self) -> u64 {

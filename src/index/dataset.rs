@@ -2,182 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{sidecar_path, stale, Access, Index, SIDECAR_EXTENSION};
+use super::shard::Scratch;
+use super::{Access, Shard, SIDECAR_EXTENSION};
 use crate::error::Error;
-use crate::frame::{ReadOptions, Record};
-use crate::io::{OpenOptions, RecordFile};
-use crate::order::{Order, OrderError, OrderSpec};
-use bytes::Bytes;
-
-/// Where a [`Shard`]'s index came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum IndexOrigin {
-    /// The current sidecar index `<file>.rwindex`, used in place.
-    Sidecar,
-    /// Built in memory while opening, because there was no sidecar
-    /// (`rejected` is `None`) or because the sidecar was rejected for the
-    /// reason given (stale, damaged, another framing, unreadable).
-    Built {
-        /// Why the sidecar was not used, if there was one.
-        rejected: Option<Error>,
-    },
-    /// Given by the caller ([`Shard::new`]).
-    Given,
-}
-
-/// One data file of a [`Dataset`] with its index.
-#[derive(Debug, Clone)]
-pub struct Shard {
-    file: RecordFile,
-    index: Index,
-    origin: IndexOrigin,
-}
-
-impl Shard {
-    /// Opens the data file at `path` ([`RecordFile::open`]: mapped, or
-    /// decompressed into memory) and its index: the sidecar `<path>.rwindex`
-    /// when it is current for this data ([`Index::load_native`]), else one
-    /// built in memory ([`Index::build`], data CRCs not verified:
-    /// [`get`](Self::get) checks them per record). Why a sidecar was not used
-    /// is kept in [`origin`](Self::origin).
-    ///
-    /// Errors: `io_error` when the file cannot be read, a compression error
-    /// when it cannot be decompressed whole, the framing errors of a damaged
-    /// file when the index is built; all carry the file name.
-    pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Shard, Error> {
-        let path = path.as_ref();
-        let file = RecordFile::open(path, options)?;
-        if let Some(cause) = file.early_end() {
-            return Err(Error::new(cause.clone(), file.len() as u64).with_file(file.name()));
-        }
-        let rejected = match load_sidecar(path, &file, options.mmap) {
-            Ok(Some(index)) => {
-                return Ok(Shard {
-                    file,
-                    index,
-                    origin: IndexOrigin::Sidecar,
-                });
-            }
-            Ok(None) => None,
-            Err(e) => Some(e),
-        };
-        // Building reads every header in file order; from then on, ids.
-        let _ = Access::Sequential.advise(&file);
-        let index = Index::build(file.bytes(), file.framing(), false)
-            .map_err(|e| file.explain(e).with_file(file.name()))?;
-        let _ = Access::Random.advise(&file);
-        Ok(Shard {
-            file,
-            index,
-            origin: IndexOrigin::Built { rejected },
-        })
-    }
-
-    /// A shard of `file` with `index`, which must be its index: same framing,
-    /// and its data size and content fingerprint those of the file's content
-    /// ([`Index::check_data`]); `stale_index` otherwise.
-    pub fn new(file: RecordFile, index: Index) -> Result<Shard, Error> {
-        if index.framing() != file.framing() {
-            return Err(stale(
-                0,
-                format!(
-                    "the index is for {} data, the data is read as {}",
-                    index.framing(),
-                    file.framing()
-                ),
-            )
-            .with_file(file.name()));
-        }
-        let _ = Access::Random.advise(&file);
-        index
-            .check_data(file.bytes())
-            .map_err(|e| e.with_file(file.name()))?;
-        Ok(Shard {
-            file,
-            index,
-            origin: IndexOrigin::Given,
-        })
-    }
-
-    /// Advises the kernel how the records are about to be read ([`Access`]):
-    /// a shard opens advised for [`Access::Random`] (reading by id); give
-    /// [`Access::Sequential`] before reading in file order. Only a hint: a
-    /// file read into memory ignores it, and so may the system.
-    pub fn advise(&self, access: Access) -> std::io::Result<()> {
-        access.advise(&self.file)
-    }
-
-    /// The order of this shard's records for `spec` (the page modes read
-    /// the index's offsets).
-    pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        Order::new(self.len(), self.index.starts(), spec)
-    }
-
-    /// The data of record `id` as an owned handle that shares the file's
-    /// memory (no copy; `Send + 'static`, so it can go to another thread,
-    /// and valid after the shard is dropped); `Ok(None)` past the end.
-    pub fn get_bytes(&self, id: u64) -> Result<Option<Bytes>, Error> {
-        Ok(self.get(id)?.map(|r| self.file.record_bytes(&r)))
-    }
-
-    /// The data file.
-    pub fn file(&self) -> &RecordFile {
-        &self.file
-    }
-
-    /// Its index.
-    pub fn index(&self) -> &Index {
-        &self.index
-    }
-
-    /// Where the index came from.
-    pub fn origin(&self) -> &IndexOrigin {
-        &self.origin
-    }
-
-    /// The number of records.
-    pub fn len(&self) -> u64 {
-        self.index.len()
-    }
-
-    /// Whether the shard has no records.
-    pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
-    }
-
-    /// Record `id` of this file ([`Index::get`] with the file's read
-    /// options); the record and errors carry the file name.
-    pub fn get(&self, id: u64) -> Result<Option<Record<'_>>, Error> {
-        let record = self
-            .index
-            .get(self.file.bytes(), id, &self.file.read_options())
-            .map_err(|e| e.with_file(self.file.name()))?;
-        Ok(record.map(|r| Record {
-            file: Some(self.file.name_arc()),
-            ..r
-        }))
-    }
-
-    /// A batch of records of this file ([`Index::get_many`] with the file's
-    /// read options); the records and errors carry the file name.
-    pub fn get_many<'s>(
-        &'s self,
-        ids: &[u64],
-        scratch: &mut Vec<u32>,
-        mut f: impl FnMut(usize, Option<Record<'s>>),
-    ) -> Result<(), Error> {
-        let file = Some(self.file.name_arc());
-        self.index
-            .get_many(
-                self.file.bytes(),
-                ids,
-                &self.file.read_options(),
-                scratch,
-                |i, record| f(i, record.map(|r| Record { file, ..r })),
-            )
-            .map_err(|e| e.with_file(self.file.name()))
-    }
-}
+use crate::frame::{OwnedRecord, ReadOptions};
+use crate::io::OpenOptions;
+use crate::order::{Mode, Order, OrderError, OrderSpec};
+use crate::view::PayloadKind;
 
 /// Many data files ("shards") as one id space: the records of the first
 /// shard, then those of the second, and so on. The global id of local record
@@ -209,9 +40,32 @@ pub struct Dataset {
     bases: Vec<u64>,
 }
 
+/// Shards of a dataset read as different payloads where one is needed (a
+/// spec, a batch decode): which two differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MixedPayloads {
+    /// The first shard's name and payload.
+    pub first: (String, PayloadKind),
+    /// The first shard read as another payload.
+    pub other: (String, PayloadKind),
+}
+
+impl std::fmt::Display for MixedPayloads {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} is read as {} but {} as {}: one spec reads one payload; name it with --payload",
+            self.other.0, self.other.1, self.first.0, self.first.1
+        )
+    }
+}
+
+impl std::error::Error for MixedPayloads {}
+
 impl Dataset {
     /// Opens every file of `paths`, in the order given, as a [`Shard`]
-    /// ([`Shard::open`]).
+    /// ([`Shard::open`]: plain or compressed, each with its own framing,
+    /// compression and payload).
     pub fn open<P: AsRef<Path>>(
         paths: impl IntoIterator<Item = P>,
         options: &OpenOptions,
@@ -321,7 +175,10 @@ impl Dataset {
     /// The order of the dataset's global ids for `spec`. The page modes see
     /// each shard's pages apart: a shard's offsets are shifted past the
     /// previous shard's, to a multiple of the page size, so that no page
-    /// holds records of two files.
+    /// holds records of two files. A compressed shard's offsets are those of
+    /// its decompressed stream; with a page size of 0, a page is one
+    /// checkpoint span of a compressed shard (inflated once however its
+    /// records are shuffled) and 1 MiB of a plain one.
     ///
     /// ```
     /// use recordwire::frame::{file_of, Framing};
@@ -343,22 +200,41 @@ impl Dataset {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        let files: Vec<(&[u64], u64)> = self
+        let stride = super::gz::SPAN_STRIDE;
+        let (by_span, spec) = match spec.mode {
+            Mode::PageAware { page_size: 0 } if self.any_compressed() => (
+                true,
+                OrderSpec {
+                    mode: Mode::PageAware { page_size: stride },
+                    ..spec
+                },
+            ),
+            Mode::QuasiRandom {
+                page_size: 0,
+                window,
+            } if self.any_compressed() => (
+                true,
+                OrderSpec {
+                    mode: Mode::QuasiRandom {
+                        page_size: stride,
+                        window,
+                    },
+                    ..spec
+                },
+            ),
+            _ => (false, spec),
+        };
+        let inputs: Vec<_> = self
             .shards
             .iter()
-            .map(|s| (s.index.starts(), s.file.len() as u64))
+            .map(|s| s.order_inputs(by_span))
             .collect();
+        let files: Vec<(&[u64], u64)> = inputs.iter().map(|(o, size)| (&o[..], *size)).collect();
         Order::of_files(&files, spec)
     }
 
-    /// The data of global record `global` as an owned handle sharing its
-    /// file's memory ([`Shard::get_bytes`]); `Ok(None)` past the end.
-    pub fn get_bytes(&self, global: u64) -> Result<Option<Bytes>, Error> {
-        let Some((shard, local)) = self.locate(global) else {
-            return Ok(None);
-        };
-        // Errors carry the shard's file already (`Shard::get`).
-        self.shards[shard].get_bytes(local)
+    fn any_compressed(&self) -> bool {
+        self.shards.iter().any(Shard::is_compressed)
     }
 
     /// The total number of records, in O(1).
@@ -398,32 +274,123 @@ impl Dataset {
         Some((shard, global - self.bases[shard]))
     }
 
-    /// Global record `global` ([`Shard::get`] in its shard); `Ok(None)` past
-    /// the end. The record's `id` is the global id; its offsets are in its
-    /// shard's file. Errors carry the shard's file name and the local id.
-    pub fn get(&self, global: u64) -> Result<Option<Record<'_>>, Error> {
+    /// Global record `global` ([`Shard::get`] in its shard), owning its
+    /// bytes; `Ok(None)` past the end. The record's `id` is the global id;
+    /// its offsets are in its shard's stream. Errors carry the shard's file
+    /// name and the local id.
+    pub fn get(&self, global: u64) -> Result<Option<OwnedRecord>, Error> {
         let Some((shard, local)) = self.locate(global) else {
             return Ok(None);
         };
         let record = self.shards[shard].get(local)?;
-        Ok(record.map(|r| Record { id: global, ..r }))
+        Ok(record.map(|r| OwnedRecord { id: global, ..r }))
     }
 
     /// Global record `global` with other read options than its file's.
-    pub fn get_with(&self, global: u64, opts: &ReadOptions) -> Result<Option<Record<'_>>, Error> {
+    pub fn get_with(&self, global: u64, opts: &ReadOptions) -> Result<Option<OwnedRecord>, Error> {
         let Some((shard, local)) = self.locate(global) else {
             return Ok(None);
         };
-        let shard = &self.shards[shard];
-        let record = shard
-            .index
-            .get(shard.file.bytes(), local, opts)
-            .map_err(|e| e.with_file(shard.file.name()))?;
-        Ok(record.map(|r| Record {
-            id: global,
-            file: Some(shard.file.name_arc()),
-            ..r
-        }))
+        let record = self.shards[shard].get_with(local, opts)?;
+        Ok(record.map(|r| OwnedRecord { id: global, ..r }))
+    }
+
+    /// Global record `global` borrowed from its shard's memory
+    /// ([`Shard::get_ref`]); `Ok(None)` past the end, or when its shard's
+    /// bytes are not in memory (a compressed file, positioned reads): use
+    /// [`get`](Self::get) for those.
+    pub fn get_ref(&self, global: u64) -> Result<Option<crate::frame::Record<'_>>, Error> {
+        let Some((shard, local)) = self.locate(global) else {
+            return Ok(None);
+        };
+        let record = self.shards[shard].get_ref(local)?;
+        Ok(record.map(|r| crate::frame::Record { id: global, ..r }))
+    }
+
+    /// Whether every shard's bytes are in memory (mapped or read plain
+    /// files), so that [`get_ref`](Self::get_ref) serves every id.
+    pub fn all_in_memory(&self) -> bool {
+        self.shards.iter().all(|s| s.bytes().is_some())
+    }
+
+    /// Serves a batch: `f(position, record)` for each id of `ids`
+    /// (`position` its place in `ids`; `None` past the end), shard by shard
+    /// and in offset order within each ([`Shard::get_many`]: each page or
+    /// span read once). The first damaged record ends the batch with its
+    /// error. `scratch` is reused from batch to batch.
+    pub fn get_many(
+        &self,
+        ids: &[u64],
+        scratch: &mut Scratch,
+        mut f: impl FnMut(usize, Option<OwnedRecord>),
+    ) -> Result<(), Error> {
+        if let [shard] = &self.shards[..] {
+            return shard.get_many(ids, scratch, f);
+        }
+        let mut grouped = std::mem::take(&mut scratch.grouped);
+        let mut locals = std::mem::take(&mut scratch.locals);
+        grouped.iter_mut().for_each(Vec::clear);
+        grouped.resize_with(self.shards.len(), Vec::new);
+        for (pos, &g) in ids.iter().enumerate() {
+            match self.locate(g) {
+                Some((k, local)) => grouped[k].push((pos, local)),
+                None => f(pos, None),
+            }
+        }
+        let mut result = Ok(());
+        for (k, wanted) in grouped.iter().enumerate() {
+            if wanted.is_empty() {
+                continue;
+            }
+            locals.clear();
+            locals.extend(wanted.iter().map(|w| w.1));
+            let base = self.bases[k];
+            result = self.shards[k].get_many(&locals, scratch, |p, r| {
+                f(
+                    wanted[p].0,
+                    r.map(|r| OwnedRecord {
+                        id: base + r.id,
+                        ..r
+                    }),
+                )
+            });
+            if result.is_err() {
+                break;
+            }
+        }
+        scratch.grouped = grouped;
+        scratch.locals = locals;
+        result
+    }
+
+    /// The payload every shard is read as ([`Shard::payload`]), when there
+    /// is one: `None` for no shards, [`MixedPayloads`] when two differ.
+    pub fn payload(&self) -> Result<Option<PayloadKind>, MixedPayloads> {
+        let Some(first) = self.shards.first() else {
+            return Ok(None);
+        };
+        let kind = first.payload();
+        for shard in &self.shards[1..] {
+            let other = shard.payload();
+            if other != kind {
+                return Err(MixedPayloads {
+                    first: (first.name().to_string(), kind),
+                    other: (shard.name().to_string(), other),
+                });
+            }
+        }
+        Ok(Some(kind))
+    }
+
+    /// Reads every shard as `payload` instead of detecting it.
+    #[must_use]
+    pub fn with_payload(self, payload: PayloadKind) -> Dataset {
+        let shards = self
+            .shards
+            .into_iter()
+            .map(|s| s.with_payload(payload))
+            .collect();
+        Dataset::from_shards(shards)
     }
 }
 
@@ -454,40 +421,6 @@ fn wildcard<T: PartialEq + Copy>(pattern: &[T], name: &[T], star: T, one: T) -> 
         }
     }
     pattern[p..].iter().all(|&c| c == star)
-}
-
-/// The current sidecar index of the data file at `path`, already open as
-/// `file`: `Ok(None)` when there is none (or `path` is stdin), an error
-/// (`stale_index`, with the sidecar's name) when the one there does not
-/// belong to the data. Advises the map for random access first: checking a
-/// sidecar touches some 70 pages spread over the file, and with the kernel's
-/// default read-around (8 MiB on some disks) that alone would read hundreds
-/// of MiB of a cold file.
-pub(crate) fn load_sidecar(
-    path: &Path,
-    file: &RecordFile,
-    mmap: bool,
-) -> Result<Option<Index>, Error> {
-    let sidecar = sidecar_path(path);
-    // A checkpoint index is for reading the compressed file by id
-    // ([`super::GzShard`]); the whole-file reader has no use for it.
-    if path == Path::new("-") || !sidecar.is_file() || super::gz::is_gz_index(&sidecar) {
-        return Ok(None);
-    }
-    let _ = Access::Random.advise(file);
-    let index = Index::load_native(&sidecar, file.bytes(), mmap)?;
-    if index.framing() != file.framing() {
-        return Err(stale(
-            12,
-            format!(
-                "the index is for {} data, the data is read as {}",
-                index.framing(),
-                file.framing()
-            ),
-        )
-        .with_file(sidecar.display().to_string()));
-    }
-    Ok(Some(index))
 }
 
 /// Whether the file at `path` is an index file ([`super::index_file_format`]);

@@ -90,6 +90,47 @@ pub(crate) fn of_data(data: &[u8], framing: Framing, offsets: &[u64]) -> u32 {
     h.finish()
 }
 
+/// [`of_data`] for a stream read through `source` (of the size the index
+/// says): the edges and the sampled headers in one vectored read.
+pub(crate) fn of_source(
+    source: &dyn crate::io::ByteSource,
+    framing: Framing,
+    offsets: &[u64],
+) -> Result<u32, crate::error::Error> {
+    let size = source.len();
+    let edge = size.min(EDGE as u64);
+    let n = offsets.len().saturating_sub(1) as u64;
+    let end = offsets.last().copied().unwrap_or(0);
+    let header = framing.header_len() as u64;
+    let samples: Vec<u64> = sample_ids(n)
+        .map(|k| {
+            usize::try_from(k)
+                .ok()
+                .and_then(|k| offsets.get(k))
+                .copied()
+                .unwrap_or(u64::MAX)
+        })
+        .collect();
+    // Head, then the sampled headers (clipped to the data), then the tail:
+    // sorted by start, as `read_ranges` wants.
+    let mut ranges = Vec::with_capacity(samples.len() + 2);
+    ranges.push(0..edge);
+    ranges.extend(
+        samples
+            .iter()
+            .map(|&o| o.min(size)..o.saturating_add(header).min(size)),
+    );
+    ranges.push(size - edge..size);
+    let mut parts = Vec::with_capacity(ranges.len());
+    source.read_ranges(&ranges, &mut parts)?;
+    let (head, tail) = (&parts[0], &parts[parts.len() - 1]);
+    let mut h = Hasher::new(size, head, tail, end);
+    for (k, &offset) in samples.iter().enumerate() {
+        h.add_sample(offset, &parts[k + 1]);
+    }
+    Ok(h.finish())
+}
+
 /// The header bytes at `offset`, as far as the data holds them.
 fn header_at(data: &[u8], offset: u64, framing: Framing) -> &[u8] {
     let Ok(start) = usize::try_from(offset) else {

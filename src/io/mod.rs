@@ -29,6 +29,7 @@
 use crate::frame::{detect, Basis, Detected, Framing, ReadOptions, TFRECORD_HEADER_LEN};
 use crate::names::OptionName;
 
+mod byte_source;
 mod compress;
 mod file;
 mod hint;
@@ -36,7 +37,10 @@ mod mmap;
 mod source;
 mod stream;
 
+pub(crate) use byte_source::out_of_bounds;
+pub use byte_source::{ByteSource, FileSource, MemorySource};
 pub use compress::{decoder, Inflater, ZlibReader};
+pub(crate) use file::{load, open_file};
 pub use file::{RecordFile, STDIN_NAME};
 pub use hint::framing_hint;
 pub use source::{open_source, Source};

@@ -553,14 +553,31 @@ fn random_access_get_and_lookup_do_not_allocate() {
     let (count, n) = count_allocations(|| {
         let mut count = 0u64;
         for &id in &ids {
+            // An owned record: a share of the map, no copy, no allocation.
             let r = shard.get(id).expect("valid").expect("in range");
-            let ex = ExampleRef::new(r.data, r.data_offset);
+            let ex = ExampleRef::new(&r.data, r.data_offset);
             count += u64::from(ex.get("label").expect("valid").is_some());
         }
         count
     });
     assert_eq!(count, ids.len() as u64);
     assert_no_allocations("Shard::get + lookup (mmap)", n);
+
+    // A warm batch of owned records from a dataset: nothing allocated.
+    let dataset = recordwire::index::Dataset::from_shards(vec![shard]);
+    let mut scratch = recordwire::index::Scratch::new();
+    let batch = |scratch: &mut recordwire::index::Scratch| {
+        let mut total = 0usize;
+        dataset
+            .get_many(&ids, scratch, |_, r| total += r.map_or(0, |r| r.data.len()))
+            .expect("valid");
+        total
+    };
+    let warm = batch(&mut scratch);
+    let (total, n) = count_allocations(|| batch(&mut scratch));
+    assert_eq!(total, warm);
+    assert!(total > 0);
+    assert_no_allocations("Dataset::get_many (mmap, warm)", n);
 }
 
 #[test]

@@ -230,7 +230,7 @@ fn a_shard_opens_advised_for_random_access() {
     let path = dir.path().join("data.tfrecord");
     std::fs::write(&path, data(300)).unwrap();
     let opts = OpenOptions::default();
-    let flags_of = |shard: &Shard| vm_flags(shard.file().bytes().as_ptr() as usize);
+    let flags_of = |shard: &Shard| vm_flags(shard.bytes().unwrap().as_ptr() as usize);
     // Index built in memory, then from the sidecar, then given.
     let built = Shard::open(&path, &opts).unwrap();
     assert!(
@@ -250,7 +250,10 @@ fn a_shard_opens_advised_for_random_access() {
     assert!(flags_of(&from_sidecar).iter().any(|f| f == "rr"));
     let file = RecordFile::open(&path, &opts).unwrap();
     let index = Index::build(file.bytes(), Framing::TfRecord, false).unwrap();
-    let given = Shard::new(file, index).unwrap();
+    let given_path = dir.path().join("given.rwindex");
+    index.write_native_file(&given_path).unwrap();
+    let given = Shard::open_with(&path, &opts, Some(&given_path)).unwrap();
+    assert_eq!(given.origin(), &recordwire::index::IndexOrigin::Given);
     assert!(flags_of(&given).iter().any(|f| f == "rr"));
     given.advise(Access::Sequential).unwrap();
     let flags = flags_of(&given);

@@ -3,6 +3,8 @@
 //! random accesses beside random 64-byte reads (see the docs of
 //! [`super`]).
 
+use crate::frame::OwnedRecord;
+use crate::io::RecordFile;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
@@ -119,7 +121,7 @@ impl Visitor {
 /// Where the records come from.
 pub(super) enum Input {
     /// An uncompressed file in memory (mapped or read), with its index.
-    File(Box<Shard>),
+    File(Box<RecordFile>),
     /// A compressed file, streamed again for every pass.
     Stream(OpenOptions),
 }
@@ -132,7 +134,7 @@ pub(super) fn pass(
     mut visitor: Option<&mut Visitor>,
 ) -> Result<Counts, Error> {
     let mut source = match input {
-        Input::File(shard) => Source::from_file(shard.file().clone()),
+        Input::File(file) => Source::from_file((**file).clone()),
         Input::Stream(options) => Source::open(path, options)?,
     };
     let name = source.name().to_string();
@@ -277,14 +279,14 @@ fn first_feature(payload: PayloadKind, data: &[u8], base: u64) -> Option<Vec<u8>
 }
 
 /// Record `id` of `shard`; an error is reported on `stderr`.
-fn fetch<'s>(shard: &'s Shard, id: u64, stderr: &mut dyn Write) -> Result<Record<'s>, Failure> {
+fn fetch(shard: &Shard, id: u64, stderr: &mut dyn Write) -> Result<OwnedRecord, Failure> {
     match shard.get(id) {
         Ok(Some(r)) => Ok(r),
         Ok(None) => {
             let _ = writeln!(
                 stderr,
                 "error[stale_index]: {}: record {id}: the index has {} records but gives none for this id",
-                shard.file().name(),
+                shard.name(),
                 shard.len()
             );
             Err(Failure::Data)
@@ -324,36 +326,42 @@ fn floor_latency(bytes: &[u8], offsets: &[usize], width: usize, ns: &mut [u64]) 
     Latency::of(ns)
 }
 
-/// Times `samples` random gets and as many random 64-byte reads.
+/// Times `samples` random gets (of a compressed file: through its
+/// checkpoint index, a get in another span inflating from that checkpoint)
+/// and as many random 64-byte reads of `stored`, the file's bytes as stored
+/// (compressed, for a compressed file).
 pub(super) fn random_access(
     shard: &Shard,
+    stored: &[u8],
     payload: PayloadKind,
     opts: &BenchOptions<'_>,
     stderr: &mut dyn Write,
 ) -> Result<Random, Failure> {
     let n = shard.len();
-    let bytes: &[u8] = shard.file().bytes();
-    if n == 0 || bytes.is_empty() {
+    if n == 0 || stored.is_empty() {
         return Ok(Random::Skipped("the file has no records".into()));
     }
     if opts.samples == 0 {
         return Ok(Random::Skipped("--samples 0".into()));
     }
-    let index = match shard.origin() {
-        IndexOrigin::Sidecar => "sidecar",
-        IndexOrigin::Built { .. } => "built",
-        IndexOrigin::Given => "given",
+    let index = match (shard.origin(), shard.is_compressed()) {
+        (IndexOrigin::Sidecar, false) => "sidecar",
+        (IndexOrigin::Built { .. }, false) => "built",
+        (IndexOrigin::Given, false) => "given",
+        (IndexOrigin::Sidecar, true) => "checkpoint sidecar",
+        (IndexOrigin::Built { .. }, true) => "checkpoints built",
+        (IndexOrigin::Given, true) => "checkpoints given",
     };
     let first = fetch(shard, 0, stderr)?;
-    let feature = first_feature(payload, first.data, first.data_offset);
-    let (ids, offsets, width) = draws(opts, n, bytes.len());
+    let feature = first_feature(payload, &first.data, first.data_offset);
+    let (ids, offsets, width) = draws(opts, n, stored.len());
     let mut ns = vec![0u64; ids.len()];
 
     for (slot, &id) in ns.iter_mut().zip(&ids) {
         let t = Instant::now();
         let record = shard.get(black_box(id));
         let found = match &record {
-            Ok(Some(r)) => Some(lookup(payload, r.data, r.data_offset, feature.as_deref())),
+            Ok(Some(r)) => Some(lookup(payload, &r.data, r.data_offset, feature.as_deref())),
             _ => None,
         };
         black_box(&found);
@@ -363,7 +371,7 @@ pub(super) fn random_access(
             _ => fetch(shard, id, stderr)?,
         };
         if let Some(Err(e)) = found {
-            report(stderr, &record.context(e));
+            report(stderr, &record.as_record().context(e));
             return Err(Failure::Data);
         }
     }
@@ -373,66 +381,7 @@ pub(super) fn random_access(
         index,
         feature,
         get,
-        floor: floor_latency(bytes, &offsets, width, &mut ns),
-        floor_width: width,
-    })
-}
-
-/// Times `samples` random gets of a compressed file through its checkpoint
-/// index (one cache, as a reader keeps one: a get in another checkpoint span
-/// inflates from that checkpoint), and as many random 64-byte reads of the
-/// compressed bytes.
-pub(super) fn random_access_gz(
-    shard: &crate::index::GzShard,
-    payload: PayloadKind,
-    opts: &BenchOptions<'_>,
-    stderr: &mut dyn Write,
-) -> Result<Random, Failure> {
-    let n = shard.len();
-    let bytes: &[u8] = shard.compressed();
-    if n == 0 || bytes.is_empty() {
-        return Ok(Random::Skipped("the file has no records".into()));
-    }
-    if opts.samples == 0 {
-        return Ok(Random::Skipped("--samples 0".into()));
-    }
-    let index = match shard.origin() {
-        IndexOrigin::Sidecar => "checkpoint sidecar",
-        IndexOrigin::Built { .. } => "checkpoints built",
-        IndexOrigin::Given => "checkpoints given",
-    };
-    let mut cache = crate::index::GzCache::new();
-    let feature = match shard.get(0, &mut cache) {
-        Ok(Some(first)) => first_feature(payload, first.data, first.data_offset),
-        Ok(None) => None,
-        Err(e) => {
-            report(stderr, &e);
-            return Err(Failure::Data);
-        }
-    };
-    let (ids, offsets, width) = draws(opts, n, bytes.len());
-    let mut ns = vec![0u64; ids.len()];
-    for (slot, &id) in ns.iter_mut().zip(&ids) {
-        let t = Instant::now();
-        let found = match shard.get(black_box(id), &mut cache) {
-            Ok(Some(r)) => {
-                lookup(payload, r.data, r.data_offset, feature.as_deref()).map_err(|e| r.context(e))
-            }
-            Ok(None) => Ok(None),
-            Err(e) => Err(e),
-        };
-        *slot = t.elapsed().as_nanos() as u64;
-        if let Err(e) = black_box(found) {
-            report(stderr, &e);
-            return Err(Failure::Data);
-        }
-    }
-    let get = Latency::of(&mut ns);
-    Ok(Random::Done {
-        index,
-        feature,
-        get,
-        floor: floor_latency(bytes, &offsets, width, &mut ns),
+        floor: floor_latency(stored, &offsets, width, &mut ns),
         floor_width: width,
     })
 }

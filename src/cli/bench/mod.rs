@@ -77,9 +77,10 @@ use super::indexed::{data_or_fatal, open_shard};
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
-use crate::io::{Compression, OpenOptions};
+use crate::index::Shard;
+use crate::io::{Compression, OpenOptions, RecordFile};
 use crate::view::DecodeOptions;
-use measure::{pass, random_access, random_access_gz, timer_overhead, Input, Passes, Visitor};
+use measure::{pass, random_access, timer_overhead, Input, Passes, Visitor};
 use report::Report;
 
 /// The JSON keys, for `recordwire bench --help`.
@@ -146,19 +147,28 @@ pub(super) fn bench(
     let (compression, framing) = resolve(path, &options)?;
     let input = match compression {
         Compression::Gzip | Compression::Zlib => Input::Stream(options),
-        Compression::None | Compression::Auto => {
-            let shard = open_shard(path, read, opts.index).map_err(|e| data_or_fatal(e, stderr))?;
-            super::indexed::note_rejected_sidecar(&shard, stderr);
-            Input::File(Box::new(shard))
-        }
+        Compression::None | Compression::Auto => Input::File(Box::new(
+            RecordFile::open(path, &options).map_err(|e| data_or_fatal(e, stderr))?,
+        )),
     };
-    let payload = match &input {
-        Input::File(shard) => read.payload_of_file(shard.file(), stderr),
-        Input::Stream(options) => read.open_payload(path, options, stderr)?.1,
-    }
-    .kind;
+    // Random access through the index (plain: opened now) or the checkpoint
+    // index (compressed: opened after the passes, which report damage
+    // where the streaming reader meets it): `--index`, the sidecar, or built.
+    let open = |stderr: &mut dyn Write| -> Result<Shard, Failure> {
+        let shard = open_shard(path, read, opts.index).map_err(|e| data_or_fatal(e, stderr))?;
+        super::indexed::note_rejected_sidecar(&shard, stderr);
+        Ok(shard)
+    };
+    let (mut shard, payload) = match &input {
+        Input::File(_) => {
+            let mut shard = open(stderr)?;
+            let payload = read.payload_of_shard(&mut shard, stderr).kind;
+            (Some(shard), payload)
+        }
+        Input::Stream(options) => (None, read.open_payload(path, options, stderr)?.1.kind),
+    };
     let (mapped, file_bytes) = match &input {
-        Input::File(shard) => (shard.file().is_mapped(), shard.file().len() as u64),
+        Input::File(file) => (file.is_mapped(), file.len() as u64),
         Input::Stream(_) => (false, meta.len()),
     };
     let mut visitor = Visitor::new(DecodeOptions {
@@ -186,14 +196,17 @@ pub(super) fn bench(
     let framing_only = time(false, stderr)?;
     let sequential = time(true, stderr)?;
 
-    let random = match &input {
-        // Through the checkpoint index (`--index`, the sidecar, or built).
+    let stored = match &input {
+        Input::File(file) => file.bytes().clone(),
         Input::Stream(_) => {
-            let shard = super::gz::open(path, read, opts.index).map_err(|e| fail(e, stderr))?;
-            random_access_gz(&shard, payload, opts, stderr)?
+            RecordFile::stored_bytes(path, options.mmap).map_err(|e| fail(e, stderr))?
         }
-        Input::File(shard) => random_access(shard, payload, opts, stderr)?,
     };
+    let shard = match shard.take() {
+        Some(shard) => shard,
+        None => open(stderr)?.with_payload(payload),
+    };
+    let random = random_access(&shard, &stored, payload, opts, stderr)?;
     let timer = timer_overhead();
 
     let report = Report {

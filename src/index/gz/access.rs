@@ -8,7 +8,25 @@ use crate::io::Compression;
 
 /// Output inflated at a time on the way to a record (then all but the last
 /// window is dropped).
-const SKIP_STEP: usize = 4 << 20;
+pub(crate) const SKIP_STEP: usize = 4 << 20;
+
+/// Output being inflated: `out[0]` is decompressed offset `base`, and
+/// `inflate`, when there is one, continues the stream at `base + out.len()`.
+#[derive(Default)]
+pub(crate) struct Run {
+    pub(crate) out: Vec<u8>,
+    pub(crate) base: u64,
+    /// `None` when nothing is decoded, or the stream ended or failed.
+    pub(crate) inflate: Option<Inflate>,
+    /// Bytes inflated (windows not counted).
+    pub(crate) inflated: u64,
+}
+
+impl Run {
+    pub(crate) fn end(&self) -> u64 {
+        self.base + self.out.len() as u64
+    }
+}
 
 /// The decompressed span [`GzIndex::get`] keeps between calls, so that
 /// records read in file order (a sorted batch, a sequential or page-aware
@@ -18,26 +36,19 @@ const SKIP_STEP: usize = 4 << 20;
 /// checkpoint spacing of output, plus the 32 KiB window.
 #[derive(Default)]
 pub struct GzCache {
-    /// Decoded output; `out[0]` is decompressed offset `base`.
-    out: Vec<u8>,
-    base: u64,
-    /// The inflate that produced `out`, ready to continue; `None` when the
-    /// cache is empty or its stream ended or failed.
-    inflate: Option<Inflate>,
+    run: Run,
     /// Which file (compressed size and fingerprint) the cache holds output
     /// of: a cache used with another index starts again.
     owner: (u64, u32),
     /// Checkpoints restarted from, for tests and `bench`.
     restarts: u64,
-    /// Bytes inflated (windows not counted).
-    inflated: u64,
 }
 
 impl std::fmt::Debug for GzCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GzCache")
-            .field("base", &self.base)
-            .field("len", &self.out.len())
+            .field("base", &self.run.base)
+            .field("len", &self.run.out.len())
             .field("restarts", &self.restarts)
             .finish_non_exhaustive()
     }
@@ -58,31 +69,33 @@ impl GzCache {
     /// Bytes of decompressed output held now (its memory, beside the
     /// inflater's tables).
     pub fn held(&self) -> usize {
-        self.out.len()
+        self.run.out.len()
     }
 
     /// How many bytes of output were inflated in all (windows not counted):
     /// beside the bytes of the records read, what reading them cost.
     pub fn inflated(&self) -> u64 {
-        self.inflated
-    }
-
-    fn end(&self) -> u64 {
-        self.base + self.out.len() as u64
+        self.run.inflated
     }
 }
 
 impl GzIndex {
     /// The checkpoint to start from for decompressed offset `at`: the last
     /// one at or before it.
-    fn point_for(&self, at: u64) -> &Checkpoint {
+    pub(crate) fn point_for(&self, at: u64) -> &Checkpoint {
         let k = self.points.partition_point(|p| p.out <= at);
         &self.points[k.saturating_sub(1)]
     }
 
+    /// The decompressed offset of the first checkpoint after `at`, if any.
+    pub(crate) fn next_point_after(&self, at: u64) -> Option<u64> {
+        let k = self.points.partition_point(|p| p.out <= at);
+        self.points.get(k).map(|p| p.out)
+    }
+
     /// A `compression_error` for the record at decompressed `at`.
-    fn damaged(&self, at: u64, id: u64, what: impl std::fmt::Display) -> Error {
-        Error::new(
+    pub(crate) fn damaged(&self, at: u64, id: Option<u64>, what: impl std::fmt::Display) -> Error {
+        let err = Error::new(
             ErrorKind::Compression {
                 message: format!(
                     "{} stream: {what} (reading the record at decompressed byte {at})",
@@ -91,69 +104,62 @@ impl GzIndex {
                 .into(),
             },
             at,
-        )
-        .with_record(id)
+        );
+        match id {
+            Some(id) => err.with_record(id),
+            None => err,
+        }
     }
 
-    /// Makes `cache` hold decompressed bytes `start..end`.
-    fn fill(
+    /// A run restarted at the checkpoint that serves `start`: its window
+    /// as output, its inflate at the block.
+    pub(crate) fn restart(&self, start: u64, id: Option<u64>, run: &mut Run) -> Result<(), Error> {
+        let point = *self.point_for(start);
+        run.out.clear();
+        let window = self
+            .window(&point)
+            .map_err(|e| self.damaged(start, id, e))?;
+        run.out.extend_from_slice(&window);
+        run.base = point.out - window.len() as u64;
+        run.inflate = Some(Inflate::at(point.bit));
+        Ok(())
+    }
+
+    /// Inflates `run` until it holds decompressed bytes up to `end`,
+    /// dropping the output before `start` but for its last window while
+    /// getting there (memory bounded by [`SKIP_STEP`], however far `start`
+    /// lies past where the run is). `data` is the compressed file.
+    pub(crate) fn run_to(
         &self,
         data: &[u8],
+        run: &mut Run,
         start: u64,
         end: u64,
-        id: u64,
-        cache: &mut GzCache,
+        id: Option<u64>,
     ) -> Result<(), Error> {
-        let owner = (self.compressed_size, self.fingerprint);
-        let point = *self.point_for(start);
-        // Continue what is decoded when it is at or past the checkpoint that
-        // serves `start` (decoding from there costs no more) and not past
-        // `start`; else start again from the checkpoint.
-        let continues = cache.owner == owner
-            && cache.inflate.is_some()
-            && cache.base <= start
-            && cache.end() >= point.out;
-        if !continues {
-            cache.owner = owner;
-            cache.restarts += 1;
-            cache.out.clear();
-            let window = self
-                .window(&point)
-                .map_err(|e| self.damaged(start, id, e))?;
-            cache.out.extend_from_slice(&window);
-            cache.base = point.out - window.len() as u64;
-            cache.inflate = Some(Inflate::at(point.bit));
-        } else {
-            // Keep from the record's start, or the last window before the
-            // decoded end, whichever is earlier.
-            let keep_from =
-                (start - cache.base).min(cache.out.len().saturating_sub(WINDOW) as u64) as usize;
-            cache.out.drain(..keep_from);
-            cache.base += keep_from as u64;
-        }
-        while cache.end() < end {
+        while run.end() < end {
             // Output before the record is only history: keep its last
             // window, so that memory stays bounded however far the record
             // lies past the checkpoint (a spacing larger than the file).
-            if cache.end() < start && cache.out.len() > SKIP_STEP {
-                let drop = cache.out.len() - WINDOW;
-                cache.out.drain(..drop);
-                cache.base += drop as u64;
+            if run.end() < start && run.out.len() > SKIP_STEP {
+                let drop = run.out.len() - WINDOW;
+                run.out.drain(..drop);
+                run.base += drop as u64;
             }
             // Up to the record's end, in steps of at most `SKIP_STEP` while
             // still before its start.
-            let to = if cache.end() < start {
-                end.min(cache.end() + SKIP_STEP as u64)
+            let to = if run.end() < start {
+                end.min(run.end() + SKIP_STEP as u64)
             } else {
                 end
             };
-            let Some(inflate) = cache.inflate.as_mut() else {
+            let Some(inflate) = run.inflate.as_mut() else {
                 return Err(self.damaged(start, id, "the stream ends inside the record"));
             };
-            let limit = usize::try_from(to - cache.base).unwrap_or(usize::MAX);
-            let before = cache.out.len();
-            let progress = inflate.run(data, &mut cache.out, limit, false);
-            cache.inflated += cache.out.len().saturating_sub(before) as u64;
+            let limit = usize::try_from(to - run.base).unwrap_or(usize::MAX);
+            let before = run.out.len();
+            let progress = inflate.run(data, &mut run.out, limit, false);
+            run.inflated += run.out.len().saturating_sub(before) as u64;
             match progress {
                 Ok(Progress::Limit | Progress::Block { .. }) => {}
                 Ok(Progress::End { bit }) => {
@@ -170,13 +176,13 @@ impl GzIndex {
                     match next {
                         Some(Ok(next)) => *inflate = next,
                         Some(Err(e)) => {
-                            cache.inflate = None;
+                            run.inflate = None;
                             return Err(e);
                         }
                         // The end of the last member (or of the ZLIB stream).
                         None => {
-                            cache.inflate = None;
-                            if cache.end() < end {
+                            run.inflate = None;
+                            if run.end() < end {
                                 return Err(self.damaged(
                                     start,
                                     id,
@@ -187,13 +193,47 @@ impl GzIndex {
                     }
                 }
                 Err(e) => {
-                    cache.inflate = None;
-                    cache.out.clear();
+                    run.inflate = None;
+                    run.out.clear();
                     return Err(self.damaged(start, id, e));
                 }
             }
         }
         Ok(())
+    }
+
+    /// Makes `cache` hold decompressed bytes `start..end`.
+    fn fill(
+        &self,
+        data: &[u8],
+        start: u64,
+        end: u64,
+        id: u64,
+        cache: &mut GzCache,
+    ) -> Result<(), Error> {
+        let owner = (self.compressed_size, self.fingerprint);
+        let point_out = self.point_for(start).out;
+        let run = &mut cache.run;
+        // Continue what is decoded when it is at or past the checkpoint that
+        // serves `start` (decoding from there costs no more) and not past
+        // `start`; else start again from the checkpoint.
+        let continues = cache.owner == owner
+            && run.inflate.is_some()
+            && run.base <= start
+            && run.end() >= point_out;
+        if !continues {
+            cache.owner = owner;
+            cache.restarts += 1;
+            self.restart(start, Some(id), run)?;
+        } else {
+            // Keep from the record's start, or the last window before the
+            // decoded end, whichever is earlier.
+            let keep_from =
+                (start - run.base).min(run.out.len().saturating_sub(WINDOW) as u64) as usize;
+            run.out.drain(..keep_from);
+            run.base += keep_from as u64;
+        }
+        self.run_to(data, run, start, end, Some(id))
     }
 
     /// Record `id`, inflated from the nearest checkpoint at or before it into
@@ -228,10 +268,10 @@ impl GzIndex {
             .with_record(id));
         }
         self.fill(data, span.start, span.end, id, cache)?;
-        let from = (span.start - cache.base) as usize;
-        let to = (span.end - cache.base) as usize;
+        let from = (span.start - cache.run.base) as usize;
+        let to = (span.end - cache.run.base) as usize;
         self.records
-            .check_frame(&cache.out[from..to], span.start, id, opts)
+            .check_frame(&cache.run.out[from..to], span.start, id, opts)
             .map(Some)
     }
 

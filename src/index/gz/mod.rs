@@ -41,15 +41,12 @@ use crate::order::{Mode, Order, OrderError, OrderSpec};
 
 mod access;
 mod build;
-mod dataset;
-mod shard;
+mod source;
 #[cfg(test)]
 mod tests;
 
 pub use access::GzCache;
-pub use dataset::{GzCaches, GzDataset};
-pub(crate) use shard::is_gz_index;
-pub use shard::GzShard;
+pub use source::GzSource;
 
 /// The magic number that starts a checkpoint index file: `RWGZIDX` and a
 /// NUL.

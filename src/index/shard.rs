@@ -1,0 +1,950 @@
+//! One record file of a dataset, whatever its kind: its bytes behind the
+//! [`ByteSource`] seam, its index, its framing, compression and payload.
+
+use std::fs::File;
+use std::io::Read;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+
+use super::gz::{GzIndex, GzSource, DEFAULT_SPACING, GZ_MAGIC};
+use super::{sidecar_path, stale, Access, Advise, Index, IndexFormat};
+use crate::error::Error;
+use crate::frame::{not_record_file, Basis, Framing, OwnedRecord, ReadOptions, Record};
+use crate::io::{
+    framing_hint, resolve, ByteSource, Compression, FileSource, MemorySource, OpenOptions,
+    Resolved, STDIN_NAME,
+};
+use crate::view::{PayloadKind, PayloadSniffer};
+
+/// Where a [`Shard`]'s index came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IndexOrigin {
+    /// The current sidecar index `<file>.rwindex`, used in place.
+    Sidecar,
+    /// Built in memory while opening, because there was no sidecar
+    /// (`rejected` is `None`) or because the sidecar was rejected for the
+    /// reason given (stale, damaged, another framing, unreadable).
+    Built {
+        /// Why the sidecar was not used, if there was one.
+        rejected: Option<Error>,
+    },
+    /// Given by the caller ([`Shard::open_with`], [`Shard::new`]).
+    Given,
+}
+
+/// One record file with its index, read through a [`ByteSource`]: a plain
+/// file mapped (zero copy) or read with positioned reads (`--no-mmap`), or
+/// a GZIP/ZLIB file read through its checkpoint index (inflating only the
+/// spans that are read, never the whole file). Framing, compression and
+/// payload are the shard's own, detected per file.
+///
+/// Records come out as [`OwnedRecord`]s: their data is a [`Bytes`] share
+/// of the source (a slice of the map, or of an inflated span), valid after
+/// the shard is dropped and `Send + 'static`; on a mapped file, getting one
+/// allocates nothing.
+///
+/// ```
+/// use recordwire::encode::{RecordWriter, WriterOptions};
+/// use recordwire::frame::Framing;
+/// use recordwire::index::Shard;
+/// use recordwire::io::Compression;
+///
+/// let dir = tempfile::tempdir()?;
+/// for name in ["train.tfrecord", "train.tfrecord.gz"] {
+///     let path = dir.path().join(name);
+///     let mut w = RecordWriter::create(&path, WriterOptions::new(Framing::TfRecord))?;
+///     for i in 0..1000 {
+///         w.write_record(format!("record {i}").as_bytes())?;
+///     }
+///     w.finish()?;
+///     let shard = Shard::open(&path, &Default::default())?;
+///     assert_eq!(shard.len(), 1000);
+///     let record = shard.get(999)?.unwrap();
+///     drop(shard);
+///     assert_eq!(record.data, &b"record 999"[..]); // still valid
+/// }
+/// let gz = Shard::open(dir.path().join("train.tfrecord.gz"), &Default::default())?;
+/// assert_eq!(gz.compression(), Compression::Gzip);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Shard {
+    name: Arc<str>,
+    source: Arc<dyn ByteSource>,
+    index: Index,
+    gz: Option<Arc<GzSource>>,
+    framing: Framing,
+    compression: Compression,
+    basis: Basis,
+    read: ReadOptions,
+    origin: IndexOrigin,
+    /// The first bytes of the stream (at most a TFRecord header), for the
+    /// message of a file that is not a record file.
+    head: Bytes,
+    /// Bytes of the file as stored (compressed, for a compressed file).
+    stored_len: u64,
+    payload: Arc<OnceLock<PayloadKind>>,
+}
+
+/// Shows what the shard is, not its bytes.
+impl std::fmt::Debug for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shard")
+            .field("name", &self.name)
+            .field("records", &self.index.len())
+            .field("framing", &self.framing)
+            .field("compression", &self.compression)
+            .field("source", &self.source.kind())
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The file's bytes as stored, before any decompression.
+enum Stored {
+    Memory(MemorySource),
+    File(FileSource),
+}
+
+impl Stored {
+    /// Opens `path` (`-`: stdin, read whole): mapped when `mmap` allows and
+    /// the file is a non-empty regular file (and mapping works), else a
+    /// regular file is read with positioned reads, and anything else (a
+    /// pipe, a device) is read whole.
+    fn open(path: &Path, name: &Arc<str>, mmap: bool) -> Result<Stored, Error> {
+        let io = |e: std::io::Error| Error::io(e).with_file(Arc::clone(name));
+        if path == Path::new("-") {
+            let mut content = Vec::new();
+            std::io::stdin()
+                .lock()
+                .read_to_end(&mut content)
+                .map_err(io)?;
+            return Ok(Stored::Memory(MemorySource::new(content.into())));
+        }
+        let (file, meta) = crate::io::open_file(path, name)?;
+        if meta.is_file() && !mmap {
+            return Ok(Stored::File(FileSource::new(file, meta.len())));
+        }
+        let (bytes, map) = crate::io::load(file, &meta, mmap, name)?;
+        Ok(Stored::Memory(MemorySource::mapped(bytes, map)))
+    }
+
+    fn source(&self) -> &dyn ByteSource {
+        match self {
+            Stored::Memory(m) => m,
+            Stored::File(f) => f,
+        }
+    }
+
+    /// The whole content in memory (read whole from a positioned-read file).
+    fn into_bytes(self) -> Result<Bytes, Error> {
+        match self {
+            Stored::Memory(m) => Ok(m.bytes().clone()),
+            Stored::File(f) => f.read_range(0..f.len()),
+        }
+    }
+
+    fn into_source(self) -> Arc<dyn ByteSource> {
+        match self {
+            Stored::Memory(m) => Arc::new(m),
+            Stored::File(f) => Arc::new(f),
+        }
+    }
+}
+
+/// Whether the file at `path` starts like a checkpoint index.
+pub(crate) fn is_gz_index(path: &Path) -> bool {
+    let mut head = [0u8; 8];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == GZ_MAGIC)
+}
+
+impl Shard {
+    /// Opens the record file at `path` (`-` for stdin, read whole) with its
+    /// index: the sidecar `<path>.rwindex` when it is current for this data
+    /// (a native index of a plain file, a checkpoint index of a compressed
+    /// one), else one built in memory (one pass over the frames, data CRCs
+    /// not verified: [`get`](Self::get) checks them per record; a compressed
+    /// file is indexed with checkpoints every [`DEFAULT_SPACING`] bytes of
+    /// output, and is never decompressed whole). Why a sidecar was not used
+    /// is kept in [`origin`](Self::origin).
+    ///
+    /// Framing and compression are detected from the first bytes and the
+    /// name, unless `options` name them (docs/FORMAT.md §1.6). With
+    /// [`OpenOptions::mmap`] off, a plain file is read range by range with
+    /// positioned reads; a compressed one is read whole (compressed).
+    ///
+    /// Errors: `io_error` when the file cannot be read, the framing or
+    /// compression errors of a damaged file met while indexing, all with the
+    /// file name.
+    pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Shard, Error> {
+        Shard::open_with(path, options, None)
+    }
+
+    /// [`open`](Self::open) with the index file at `index` instead of the
+    /// sidecar: any of the formats recordwire reads, told apart by their
+    /// content (native, DALI's text index, a raw offset table, or a
+    /// checkpoint index for a compressed file). An index that does not
+    /// belong to the data is a `stale_index` error.
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        options: &OpenOptions,
+        index: Option<&Path>,
+    ) -> Result<Shard, Error> {
+        Shard::open_inner(path.as_ref(), options, index, true)?
+            .ok_or_else(|| unreachable_none(path.as_ref()))
+    }
+
+    /// Opens the record file at `path` with its sidecar index only:
+    /// `Ok(None)` when it has none, `stale_index` (with the sidecar's name)
+    /// when the one there does not belong to the data. Nothing is built, so
+    /// this costs a few reads: what `count` uses before counting by reading.
+    pub fn open_sidecar(
+        path: impl AsRef<Path>,
+        options: &OpenOptions,
+    ) -> Result<Option<Shard>, Error> {
+        let path = path.as_ref();
+        if path == Path::new("-") || !sidecar_path(path).is_file() {
+            return Ok(None);
+        }
+        Shard::open_inner(path, options, None, false)
+    }
+
+    fn open_inner(
+        path: &Path,
+        options: &OpenOptions,
+        index: Option<&Path>,
+        build: bool,
+    ) -> Result<Option<Shard>, Error> {
+        let name: Arc<str> = if path == Path::new("-") {
+            STDIN_NAME.into()
+        } else {
+            path.display().to_string().into()
+        };
+        let stored = Stored::open(path, &name, options.mmap)?;
+        let stored_len = stored.source().len();
+        let prefix = stored
+            .source()
+            .read_range(0..stored_len.min(crate::frame::TFRECORD_HEADER_LEN as u64))
+            .map_err(|e| e.with_file(Arc::clone(&name)))?;
+        let hint = (path != Path::new("-"))
+            .then(|| framing_hint(path))
+            .flatten();
+        let resolved = resolve(&prefix, hint, options);
+        let sidecar = (path != Path::new("-")).then(|| sidecar_path(path));
+        let opened = match resolved.compression {
+            Compression::Gzip | Compression::Zlib => {
+                Opened::compressed(stored, &resolved, index, sidecar.as_deref(), build)
+            }
+            _ => Opened::plain(stored, &resolved, index, sidecar.as_deref(), &prefix, build),
+        };
+        let Some(Opened {
+            source,
+            index: idx,
+            gz,
+            origin,
+        }) = opened.map_err(|e| match e.file() {
+            // An index file's own error names it.
+            Some(_) => e,
+            None => e.with_file(Arc::clone(&name)),
+        })?
+        else {
+            return Ok(None);
+        };
+        let head = if gz.is_some() {
+            source
+                .read_range(0..source.len().min(crate::frame::TFRECORD_HEADER_LEN as u64))
+                .unwrap_or_default()
+        } else {
+            prefix
+        };
+        let shard = Shard {
+            name,
+            source,
+            index: idx,
+            gz,
+            framing: resolved.framing,
+            compression: resolved.compression,
+            basis: resolved.basis,
+            read: options.read,
+            origin,
+            head,
+            stored_len,
+            payload: Arc::default(),
+        };
+        let _ = shard.advise(Access::Random);
+        Ok(Some(shard))
+    }
+
+    /// A shard over `source` (the stream its records are read from), named
+    /// `name`, with `index`, which must be its index: same framing, and its
+    /// data size and content fingerprint those of the source
+    /// (`stale_index` otherwise). For sources of one's own (a remote file,
+    /// a buffer in memory).
+    pub fn new(
+        name: impl Into<Arc<str>>,
+        source: Arc<dyn ByteSource>,
+        index: Index,
+        framing: Framing,
+        read: ReadOptions,
+    ) -> Result<Shard, Error> {
+        let name = name.into();
+        if index.framing() != framing {
+            return Err(framing_mismatch(0, index.framing(), framing).with_file(name));
+        }
+        check_source(&index, &*source).map_err(|e| e.with_file(Arc::clone(&name)))?;
+        let head = source
+            .read_range(0..source.len().min(crate::frame::TFRECORD_HEADER_LEN as u64))
+            .map_err(|e| e.with_file(Arc::clone(&name)))?;
+        Ok(Shard {
+            name,
+            stored_len: source.len(),
+            source,
+            index,
+            gz: None,
+            framing,
+            compression: Compression::None,
+            basis: Basis::Named,
+            read,
+            origin: IndexOrigin::Given,
+            head,
+            payload: Arc::default(),
+        })
+    }
+
+    /// Reads this shard's records as `payload` instead of detecting it.
+    #[must_use]
+    pub fn with_payload(mut self, payload: PayloadKind) -> Shard {
+        let cell = OnceLock::new();
+        let _ = cell.set(payload);
+        self.payload = Arc::new(cell);
+        self
+    }
+
+    /// Reads this shard's records with `read` (CRC checks).
+    #[must_use]
+    pub fn with_read(mut self, read: ReadOptions) -> Shard {
+        self.read = read;
+        self
+    }
+
+    /// The name used in errors and records: the path as given, or `<stdin>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name, shared (what its records' `file` holds).
+    pub fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// The framing (detected or named).
+    pub fn framing(&self) -> Framing {
+        self.framing
+    }
+
+    /// The compression of the file: [`Compression::None`],
+    /// [`Compression::Gzip`] or [`Compression::Zlib`].
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// Whether the file is GZIP or ZLIB compressed.
+    pub fn is_compressed(&self) -> bool {
+        self.gz.is_some()
+    }
+
+    /// The read options (CRC checks) its records are read with.
+    pub fn read_options(&self) -> ReadOptions {
+        self.read
+    }
+
+    /// Where its bytes come from: the stream records are read from (the
+    /// decompressed stream, for a compressed file).
+    pub fn source(&self) -> &Arc<dyn ByteSource> {
+        &self.source
+    }
+
+    /// The whole stream, when it is in memory (a mapped or read plain
+    /// file): records borrowed from it cost no call through the seam.
+    pub fn bytes(&self) -> Option<&Bytes> {
+        self.source.in_memory()
+    }
+
+    /// Whether the file is memory-mapped (zero copy).
+    pub fn is_mapped(&self) -> bool {
+        self.source.mmap().is_some()
+    }
+
+    /// Bytes of the stream records are read from (decompressed, for a
+    /// compressed file).
+    pub fn data_len(&self) -> u64 {
+        self.source.len()
+    }
+
+    /// Bytes of the file as stored (compressed, for a compressed file).
+    pub fn stored_len(&self) -> u64 {
+        self.stored_len
+    }
+
+    /// Its index (of the decompressed stream, for a compressed file).
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Its checkpoint index, when the file is compressed.
+    pub fn gz_index(&self) -> Option<&Arc<GzIndex>> {
+        self.gz.as_ref().map(|g| g.index())
+    }
+
+    /// Its inflating source, when the file is compressed (for what it
+    /// inflated: [`GzSource::inflated`], [`GzSource::restarts`]).
+    pub fn gz_source(&self) -> Option<&Arc<GzSource>> {
+        self.gz.as_ref()
+    }
+
+    /// Where the index came from.
+    pub fn origin(&self) -> &IndexOrigin {
+        &self.origin
+    }
+
+    /// The number of records, in O(1).
+    pub fn len(&self) -> u64 {
+        self.index.len()
+    }
+
+    /// Whether the shard has no records.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Advises the kernel how the records are about to be read ([`Access`]):
+    /// a shard opens advised for [`Access::Random`] (reading by id); give
+    /// [`Access::Sequential`] before reading in file order. Only a hint: a
+    /// source that is not a memory map ignores it, and so may the system.
+    pub fn advise(&self, access: Access) -> std::io::Result<()> {
+        access.advise(self)
+    }
+
+    /// The payload its records are read as: named
+    /// ([`with_payload`](Self::with_payload)), or detected once, from its
+    /// framing (an OFRecord file holds OFRecords) or from its first records
+    /// ([`PayloadSniffer`]: tf.Example unless one is a SequenceExample).
+    pub fn payload(&self) -> PayloadKind {
+        *self.payload.get_or_init(|| self.sniff().kind())
+    }
+
+    /// What the payload detection saw in the first records (for notes).
+    pub fn sniff(&self) -> PayloadSniffer {
+        let mut sniffer = PayloadSniffer::new();
+        if self.framing == Framing::OfRecord {
+            return sniffer;
+        }
+        let read = self.read.with_data_crc(false);
+        for id in 0..self.len().min(PayloadSniffer::RECORDS as u64) {
+            match self.get_with(id, &read) {
+                Ok(Some(record)) if !sniffer.feed(&record.data) => continue,
+                _ => break,
+            }
+        }
+        sniffer
+    }
+
+    /// Whether the payload is named or was detected already.
+    pub fn payload_known(&self) -> Option<PayloadKind> {
+        self.payload.get().copied()
+    }
+
+    /// The ranges a page mode of the orders sees its records at, and the
+    /// size of the space they lie in: the frame starts in the stream; or,
+    /// with a page size of 0 (`by_span`), each checkpoint span of a
+    /// compressed file as a page, and every [`DEFAULT_SPACING`] bytes of a
+    /// plain file.
+    pub(crate) fn order_inputs(&self, by_span: bool) -> (std::borrow::Cow<'_, [u64]>, u64) {
+        match (self.gz_index(), by_span) {
+            (Some(gz), true) => {
+                let size = gz.checkpoints().len() as u64 * super::gz::SPAN_STRIDE;
+                (gz.span_offsets().into(), size)
+            }
+            (None, true) => {
+                let stride = super::gz::SPAN_STRIDE;
+                let spans = self
+                    .index
+                    .starts()
+                    .iter()
+                    .map(|&s| (s / DEFAULT_SPACING) * stride + s % DEFAULT_SPACING)
+                    .collect::<Vec<u64>>();
+                let size = self.source.len().div_ceil(DEFAULT_SPACING).max(1) * stride;
+                (spans.into(), size)
+            }
+            (_, false) => (self.index.starts().into(), self.source.len()),
+        }
+    }
+
+    /// The order of this shard's records for `spec` (as a one-shard
+    /// [`Dataset::order`](super::Dataset::order)).
+    pub fn order(
+        &self,
+        spec: crate::order::OrderSpec,
+    ) -> Result<crate::order::Order, crate::order::OrderError> {
+        super::Dataset::from_shards(vec![self.clone()]).order(spec)
+    }
+
+    /// Record `id` of this file, owning its bytes; `Ok(None)` past the end.
+    /// The frame is checked as [`Index::get`] checks it (length CRC, its
+    /// length against the index, data CRC as the read options ask). The
+    /// record and errors carry the file name.
+    pub fn get(&self, id: u64) -> Result<Option<OwnedRecord>, Error> {
+        self.get_with(id, &self.read)
+    }
+
+    /// [`get`](Self::get) with other read options.
+    pub fn get_with(&self, id: u64, opts: &ReadOptions) -> Result<Option<OwnedRecord>, Error> {
+        if let Some(bytes) = self.source.in_memory() {
+            let record = self.get_ref_in(bytes, id, opts)?;
+            return Ok(record.map(|r| OwnedRecord::from_record(&r, bytes)));
+        }
+        let Some(span) = self.index.frame_range(id) else {
+            return Ok(None);
+        };
+        let bytes = self.read(span.clone(), id)?;
+        let record = self
+            .index
+            .check_frame(&bytes, span.start, id, opts)
+            .map_err(|e| self.explain(e).with_file(Arc::clone(&self.name)))?;
+        let record = Record {
+            file: Some(&self.name),
+            ..record
+        };
+        Ok(Some(OwnedRecord::from_record(&record, &bytes)))
+    }
+
+    /// Record `id` borrowed from the shard's memory, when its bytes are in
+    /// memory ([`bytes`](Self::bytes)); `Ok(None)` past the end or when they
+    /// are not (use [`get`](Self::get)). Allocates nothing.
+    pub fn get_ref(&self, id: u64) -> Result<Option<Record<'_>>, Error> {
+        match self.source.in_memory() {
+            Some(bytes) => self.get_ref_in(bytes, id, &self.read),
+            None => Ok(None),
+        }
+    }
+
+    fn get_ref_in<'s>(
+        &'s self,
+        bytes: &'s Bytes,
+        id: u64,
+        opts: &ReadOptions,
+    ) -> Result<Option<Record<'s>>, Error> {
+        let record = self
+            .index
+            .get(bytes, id, opts)
+            .map_err(|e| e.with_file(Arc::clone(&self.name)))?;
+        Ok(record.map(|r| Record {
+            file: Some(&self.name),
+            ..r
+        }))
+    }
+
+    /// Bytes `range` of the stream, for record `id`; errors carry both and
+    /// the file.
+    fn read(&self, range: Range<u64>, id: u64) -> Result<Bytes, Error> {
+        self.source
+            .read_range(range)
+            .map_err(|e| e.with_record(id).with_file(Arc::clone(&self.name)))
+    }
+
+    /// A batch of records of this file: `f(position, record)` for each id
+    /// (`None` past the end), in offset order (each page or span read
+    /// once; ranges read through [`ByteSource::read_ranges`], which a
+    /// remote source coalesces). The first damaged record ends the batch
+    /// with its error, after the records before it in offset order.
+    pub fn get_many(
+        &self,
+        ids: &[u64],
+        scratch: &mut Scratch,
+        mut f: impl FnMut(usize, Option<OwnedRecord>),
+    ) -> Result<(), Error> {
+        let file = Some(&self.name);
+        if let Some(bytes) = self.source.in_memory() {
+            return self
+                .index
+                .get_many(bytes, ids, &self.read, &mut scratch.order, |p, r| {
+                    f(
+                        p,
+                        r.map(|r| OwnedRecord::from_record(&Record { file, ..r }, bytes)),
+                    )
+                })
+                .map_err(|e| e.with_file(Arc::clone(&self.name)));
+        }
+        for (chunk_no, chunk) in ids.chunks(super::access::MAX_BATCH).enumerate() {
+            let at = chunk_no * super::access::MAX_BATCH;
+            self.index.sort_by_offset(chunk, &mut scratch.order);
+            scratch.ranges.clear();
+            for &p in &scratch.order {
+                match self.index.frame_range(chunk[p as usize]) {
+                    Some(span) => scratch.ranges.push(span),
+                    None => break,
+                }
+            }
+            scratch.bytes.clear();
+            let read = self.source.read_ranges(&scratch.ranges, &mut scratch.bytes);
+            if let Err(e) = read {
+                // Which record: the first whose range could not be read.
+                let id = chunk[scratch.order[scratch.bytes.len().min(chunk.len() - 1)] as usize];
+                return Err(e.with_record(id).with_file(Arc::clone(&self.name)));
+            }
+            for (k, &p) in scratch.order.iter().enumerate() {
+                let id = chunk[p as usize];
+                let Some(bytes) = scratch.bytes.get(k) else {
+                    f(at + p as usize, None);
+                    continue;
+                };
+                let start = scratch.ranges[k].start;
+                let record = self
+                    .index
+                    .check_frame(bytes, start, id, &self.read)
+                    .map_err(|e| self.explain(e).with_file(Arc::clone(&self.name)))?;
+                f(
+                    at + p as usize,
+                    Some(OwnedRecord::from_record(&Record { file, ..record }, bytes)),
+                );
+            }
+            scratch.bytes.clear();
+        }
+        Ok(())
+    }
+
+    /// `err` met at record 0 and byte 0, with the message of a file that is
+    /// not a record file when its first bytes fit neither framing.
+    pub(crate) fn explain(&self, err: Error) -> Error {
+        let head = self
+            .head
+            .get(..self.framing.header_len())
+            .unwrap_or(&self.head);
+        explain(err, head, self.basis)
+    }
+}
+
+/// The scratch memory of [`Shard::get_many`] and
+/// [`Dataset::get_many`](super::Dataset::get_many): kept by the reader and
+/// reused from batch to batch, so that a warm batch allocates nothing.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    pub(crate) order: Vec<u32>,
+    pub(crate) ranges: Vec<Range<u64>>,
+    pub(crate) bytes: Vec<Bytes>,
+    /// `(position, local id)` of each shard's ids in a dataset's batch.
+    pub(crate) grouped: Vec<Vec<(usize, u64)>>,
+    pub(crate) locals: Vec<u64>,
+}
+
+impl Scratch {
+    /// Empty scratch memory.
+    pub fn new() -> Scratch {
+        Scratch::default()
+    }
+}
+
+/// A mapped shard takes advice through its map; others ignore it.
+impl Advise for Shard {
+    fn will_need(&self, range: Range<usize>) -> std::io::Result<()> {
+        match self.source.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.will_need(range),
+            _ => Ok(()),
+        }
+    }
+
+    fn random(&self) -> std::io::Result<()> {
+        match self.source.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.random(),
+            _ => Ok(()),
+        }
+    }
+
+    fn sequential(&self) -> std::io::Result<()> {
+        match self.source.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.sequential(),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn framing_mismatch(at: u64, index: Framing, data: Framing) -> Error {
+    stale(
+        at,
+        format!("the index is for {index} data, the data is read as {data}"),
+    )
+}
+
+fn explain(err: Error, head: &[u8], basis: Basis) -> Error {
+    if err.record() != Some(0) || err.offset() != Some(0) || err.detail().is_some() {
+        return err;
+    }
+    match not_record_file(head, err.kind(), basis) {
+        Some(detail) => err.with_detail(detail),
+        None => err,
+    }
+}
+
+/// Checks that `index` belongs to the stream of `source`: its size and
+/// content fingerprint, read through the source when it is not in memory.
+pub(crate) fn check_source(index: &Index, source: &dyn ByteSource) -> Result<(), Error> {
+    match source.in_memory() {
+        Some(bytes) => index.check_data(bytes),
+        None => index.check_ranges(source),
+    }
+}
+
+/// What opening found: the source records are read from, the index, and
+/// where it came from.
+struct Opened {
+    source: Arc<dyn ByteSource>,
+    index: Index,
+    gz: Option<Arc<GzSource>>,
+    origin: IndexOrigin,
+}
+
+impl Opened {
+    /// A compressed file: its checkpoint index (given, the sidecar, or
+    /// built), and the inflating source over it.
+    fn compressed(
+        stored: Stored,
+        resolved: &Resolved,
+        given: Option<&Path>,
+        sidecar: Option<&Path>,
+        build: bool,
+    ) -> Result<Option<Opened>, Error> {
+        let data = stored.into_bytes()?;
+        let (gz, origin) = match given {
+            Some(ix) => (GzIndex::load_native(ix, &data)?, IndexOrigin::Given),
+            None => {
+                let rejected = match sidecar {
+                    Some(sidecar) if is_gz_index(sidecar) => {
+                        match GzIndex::load_native(sidecar, &data) {
+                            Ok(index) => Some(Ok(index)),
+                            Err(e) => Some(Err(e)),
+                        }
+                    }
+                    Some(sidecar) if sidecar.is_file() => Some(Err(stale(
+                        0,
+                        "the sidecar is not a checkpoint index (RWGZIDX): the data is compressed",
+                    )
+                    .with_file(sidecar.display().to_string()))),
+                    _ => None,
+                };
+                match rejected {
+                    Some(Ok(index)) => (index, IndexOrigin::Sidecar),
+                    Some(Err(e)) if !build => return Err(e),
+                    _ if !build => return Ok(None),
+                    other => {
+                        let built = GzIndex::build(
+                            &data,
+                            resolved.compression,
+                            resolved.framing,
+                            DEFAULT_SPACING,
+                            false,
+                        )?;
+                        let rejected = other.and_then(Result::err);
+                        (built, IndexOrigin::Built { rejected })
+                    }
+                }
+            }
+        };
+        if gz.records().framing() != resolved.framing {
+            return Err(framing_mismatch(
+                0,
+                gz.records().framing(),
+                resolved.framing,
+            ));
+        }
+        let index = gz.records().clone();
+        let gz = Arc::new(GzSource::new(data, Arc::new(gz))?);
+        let source: Arc<dyn ByteSource> = Arc::clone(&gz) as Arc<dyn ByteSource>;
+        Ok(Some(Opened {
+            source,
+            index,
+            gz: Some(gz),
+            origin,
+        }))
+    }
+
+    /// A plain file: its index (given in any format, the native sidecar, or
+    /// built).
+    fn plain(
+        stored: Stored,
+        resolved: &Resolved,
+        given: Option<&Path>,
+        sidecar: Option<&Path>,
+        prefix: &[u8],
+        build: bool,
+    ) -> Result<Option<Opened>, Error> {
+        if let Some(ix) = given {
+            let (source, index) = load_index(ix, stored, resolved.framing)?;
+            return Ok(Some(Opened {
+                source,
+                index,
+                gz: None,
+                origin: IndexOrigin::Given,
+            }));
+        }
+        let source = stored.into_source();
+        let _ = advise_random(&*source);
+        let rejected = match sidecar {
+            Some(sidecar) if sidecar.is_file() && !is_gz_index(sidecar) => {
+                match load_sidecar(sidecar, &*source, resolved.framing) {
+                    Ok(index) => {
+                        return Ok(Some(Opened {
+                            source,
+                            index,
+                            gz: None,
+                            origin: IndexOrigin::Sidecar,
+                        }))
+                    }
+                    Err(e) if !build => return Err(e),
+                    Err(e) => Some(e),
+                }
+            }
+            Some(sidecar) if sidecar.is_file() => Some(
+                stale(
+                    0,
+                    "the sidecar is a checkpoint index (RWGZIDX), the data is not compressed",
+                )
+                .with_file(sidecar.display().to_string()),
+            ),
+            _ => None,
+        };
+        match rejected {
+            Some(e) if !build => return Err(e),
+            _ if !build => return Ok(None),
+            _ => {}
+        }
+        let head = prefix
+            .get(..resolved.framing.header_len())
+            .unwrap_or(prefix);
+        let index =
+            build_index(&*source, resolved).map_err(|e| explain(e, head, resolved.basis))?;
+        let _ = advise_random(&*source);
+        Ok(Some(Opened {
+            source,
+            index,
+            gz: None,
+            origin: IndexOrigin::Built { rejected },
+        }))
+    }
+}
+
+fn advise_random(source: &dyn ByteSource) -> std::io::Result<()> {
+    match source.mmap() {
+        #[cfg(unix)]
+        Some(m) => m.random(),
+        _ => Ok(()),
+    }
+}
+
+/// Builds the index of a plain stream: from memory, or streamed through
+/// positioned reads in 1 MiB steps.
+fn build_index(source: &dyn ByteSource, resolved: &Resolved) -> Result<Index, Error> {
+    if let Some(bytes) = source.in_memory() {
+        if let Some(m) = source.mmap() {
+            let _ = Access::Sequential.advise(m);
+        }
+        return Index::build(bytes, resolved.framing, false);
+    }
+    Index::build_stream(
+        SourceReader { source, at: 0 },
+        resolved.framing,
+        Compression::None,
+        resolved.basis,
+        false,
+    )
+}
+
+/// A source read in order, as `std::io::Read`.
+struct SourceReader<'s> {
+    source: &'s dyn ByteSource,
+    at: u64,
+}
+
+impl Read for SourceReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        const STEP: u64 = 1 << 20;
+        let end = self
+            .at
+            .saturating_add((buf.len() as u64).min(STEP))
+            .min(self.source.len());
+        if end <= self.at {
+            return Ok(0);
+        }
+        let bytes = self
+            .source
+            .read_range(self.at..end)
+            .map_err(std::io::Error::other)?;
+        buf[..bytes.len()].copy_from_slice(&bytes);
+        self.at = end;
+        Ok(bytes.len())
+    }
+}
+
+/// The current native sidecar index at `sidecar` of the stream `source`
+/// (framing `framing`): `stale_index`, with the sidecar's name, when it does
+/// not belong to it.
+fn load_sidecar(sidecar: &Path, source: &dyn ByteSource, framing: Framing) -> Result<Index, Error> {
+    let name = sidecar.display().to_string();
+    let bytes = crate::io::RecordFile::stored_bytes(sidecar, source.mmap().is_some())?;
+    let index = Index::open_native_parts(bytes)
+        .and_then(|index| check_source(&index, source).map(|()| index))
+        .and_then(|index| index.verify_table().map(|()| index))
+        .map_err(|e| e.with_file(name.as_str()))?;
+    if index.framing() != framing {
+        return Err(framing_mismatch(12, index.framing(), framing).with_file(name));
+    }
+    Ok(index)
+}
+
+/// The index file at `path`, in any of the formats (native, DALI text, raw
+/// offset table), told apart by its content, checked against the data. A
+/// text or raw index is checked frame by frame against the data, which is
+/// then read whole when it was not in memory.
+fn load_index(
+    path: &Path,
+    stored: Stored,
+    framing: Framing,
+) -> Result<(Arc<dyn ByteSource>, Index), Error> {
+    let name = path.display().to_string();
+    let bytes = crate::io::RecordFile::stored_bytes(path, true)?;
+    if bytes.starts_with(&GZ_MAGIC) {
+        return Err(stale(
+            0,
+            "a checkpoint index (RWGZIDX) is for a compressed file; the data is not compressed",
+        )
+        .with_file(name));
+    }
+    let format = IndexFormat::detect(&bytes);
+    if format == IndexFormat::Native {
+        let source = stored.into_source();
+        let index = Index::open_native_parts(bytes)
+            .and_then(|index| check_source(&index, &*source).map(|()| index))
+            .and_then(|index| index.verify_table().map(|()| index))
+            .map_err(|e| e.with_file(name.as_str()))?;
+        if index.framing() != framing {
+            return Err(framing_mismatch(12, index.framing(), framing).with_file(name));
+        }
+        return Ok((source, index));
+    }
+    let data = stored.into_bytes()?;
+    let index =
+        Index::read_as(format, bytes, &data, framing).map_err(|e| e.with_file(name.as_str()))?;
+    Ok((Arc::new(MemorySource::new(data)), index))
+}
+
+/// Cannot happen: opening with `build` always gives a shard.
+fn unreachable_none(path: &Path) -> Error {
+    Error::io(std::io::Error::other("no index was built")).with_file(path.display().to_string())
+}
