@@ -29,7 +29,7 @@ use crate::view::PayloadKind;
 /// assert_eq!(dataset.len(), 3);
 /// assert_eq!(dataset.locate(2), Some((1, 0)));
 /// let record = dataset.get(2)?.unwrap();
-/// assert_eq!((record.id, record.offset, record.data), (2, 0, &b"b0"[..]));
+/// assert_eq!((record.id, record.offset, &record.data[..]), (2, 0, &b"b0"[..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]

@@ -53,9 +53,10 @@ pub enum IndexOrigin {
 /// use recordwire::io::Compression;
 ///
 /// let dir = tempfile::tempdir()?;
-/// for name in ["train.tfrecord", "train.tfrecord.gz"] {
+/// for (name, compression) in [("train.tfrecord", Compression::None), ("train.tfrecord.gz", Compression::Gzip)] {
 ///     let path = dir.path().join(name);
-///     let mut w = RecordWriter::create(&path, WriterOptions::new(Framing::TfRecord))?;
+///     let options = WriterOptions::new(Framing::TfRecord).with_compression(compression);
+///     let mut w = RecordWriter::create(&path, options)?;
 ///     for i in 0..1000 {
 ///         w.write_record(format!("record {i}").as_bytes())?;
 ///     }
@@ -435,10 +436,14 @@ impl Shard {
     /// framing (an OFRecord file holds OFRecords) or from its first records
     /// ([`PayloadSniffer`]: tf.Example unless one is a SequenceExample).
     pub fn payload(&self) -> PayloadKind {
-        *self.payload.get_or_init(|| self.sniff().kind())
+        *self.payload.get_or_init(|| match self.framing {
+            Framing::OfRecord => PayloadKind::OfRecord,
+            Framing::TfRecord => self.sniff().kind(),
+        })
     }
 
-    /// What the payload detection saw in the first records (for notes).
+    /// What the payload detection saw in the first records of a TFRecord
+    /// file (for notes; nothing for an OFRecord file).
     pub fn sniff(&self) -> PayloadSniffer {
         let mut sniffer = PayloadSniffer::new();
         if self.framing == Framing::OfRecord {

@@ -194,6 +194,7 @@ impl RecordFile {
     /// message that [`records`](Self::records) would give it: `not a
     /// TFRecord or OFRecord file: …` when the first bytes fit neither
     /// framing (docs/FORMAT.md §1.6).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn explain(&self, err: Error) -> Error {
         if err.record() != Some(0) || err.offset() != Some(0) || err.detail().is_some() {
             return err;

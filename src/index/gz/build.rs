@@ -61,6 +61,9 @@ pub(super) struct Walker<'a> {
     adler: Adler32,
     window_encoder: flate2::Compress,
     pub(super) found: Found,
+    /// An inflate error met after some output of its step: the output is
+    /// handed out first (the records before the damage), then the error.
+    pending: Option<io::Error>,
 }
 
 impl<'a> Walker<'a> {
@@ -81,6 +84,7 @@ impl<'a> Walker<'a> {
             adler: Adler32::new(),
             window_encoder: flate2::Compress::new(flate2::Compression::fast(), false),
             found: Found::default(),
+            pending: None,
         }
     }
 
@@ -140,6 +144,9 @@ impl<'a> Walker<'a> {
 
     /// Decodes some more output (or reaches the end).
     fn step(&mut self) -> io::Result<()> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         // Everything handed out: drop what no back-reference can reach.
         if self.out.len() > KEEP && self.read == self.out.len() {
             let drop = self.out.len() - WINDOW;
@@ -168,10 +175,16 @@ impl<'a> Walker<'a> {
             }
             State::Body => {
                 let limit = self.out.len() + STEP;
-                let progress = self
-                    .inflate
-                    .run(self.data, &mut self.out, limit, true)
-                    .map_err(Self::invalid)?;
+                let before = self.out.len();
+                let progress = match self.inflate.run(self.data, &mut self.out, limit, true) {
+                    Ok(progress) => progress,
+                    // The output before the damage first, then the error.
+                    Err(e) if self.out.len() > before => {
+                        self.pending = Some(Self::invalid(e));
+                        return Ok(());
+                    }
+                    Err(e) => return Err(Self::invalid(e)),
+                };
                 self.hash();
                 match progress {
                     Progress::Limit => {}
