@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::payload::Notes;
-use super::{next_or_fail, report, CmdResult, Failure, ReadArgs, SpecFormat};
+use super::{next_or_fail, report, CmdResult, Failure, InspectCommand, ReadArgs, SpecFormat};
 use crate::batch::{Spec, SpecInference};
 use crate::frame::{ErrorPolicy, Record};
 use crate::io::Source;
@@ -199,8 +199,19 @@ fn walk_payloads(
     Ok(())
 }
 
+/// Runs `inspect` over `files`: a report for each, or with `--spec` one
+/// spec over all of them.
+pub(super) fn run(c: &InspectCommand, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
+    if c.spec {
+        return inspect_spec(&c.files, &c.read, c.spec_format, stdout, stderr);
+    }
+    super::each_file(&c.files, |file| {
+        inspect(file, &c.read, c.json, stdout, stderr)
+    })
+}
+
 /// Runs `inspect` on one file.
-pub(super) fn inspect(
+fn inspect(
     path: &Path,
     read: &ReadArgs,
     json: bool,
@@ -408,7 +419,7 @@ pub(super) fn inspect(
 
 /// Runs `inspect --spec`: one spec inferred from every record of all the
 /// files, printed as `format` says; the inference's notes on stderr.
-pub(super) fn inspect_spec(
+fn inspect_spec(
     files: &[PathBuf],
     read: &ReadArgs,
     format: SpecFormat,
