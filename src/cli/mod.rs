@@ -15,6 +15,7 @@ mod export;
 mod gz;
 mod indexed;
 mod indexing;
+mod inputs;
 mod inspect;
 mod payload;
 mod progress;
@@ -99,9 +100,10 @@ where
             return code;
         }
     };
-    let result = match no_index_among(cli.command.record_files()) {
+    let mut command = cli.command;
+    let result = match inputs::pass_over_index_files(&mut command, stderr) {
         Err(e) => Err(e),
-        Ok(()) => dispatch(cli.command, stdout, stderr),
+        Ok(()) => dispatch(command, stdout, stderr),
     };
     let code = match result {
         Ok(()) => EXIT_OK,
@@ -148,24 +150,6 @@ fn each_file(
     mut command: impl FnMut(&Path) -> CmdResult,
 ) -> CmdResult {
     files.iter().try_for_each(|file| command(file))
-}
-
-/// Refuses an index file given where a record file is expected, naming it
-/// and its format (an index of a dataset's files is easy to catch in a
-/// shell glob such as `train-*`).
-fn no_index_among<'p>(files: impl IntoIterator<Item = &'p Path>) -> Result<(), Failure> {
-    for path in files {
-        if path == Path::new("-") {
-            continue;
-        }
-        if let Some(format) = crate::index::index_file_at(path) {
-            return Err(Failure::Usage(format!(
-                "{}: this is an index file ({format}), not a record file; give an index with --index",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The next record of a walk that stops at the first error: the error is

@@ -17,6 +17,7 @@ mod error_paths;
 mod export;
 mod golden;
 mod gz_index;
+mod index_sidecars;
 mod inspect_spec;
 mod layers;
 mod many_files;
