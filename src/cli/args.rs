@@ -133,6 +133,11 @@ pub enum Command {
     /// Print one epoch's order of record ids, one per line.
     Order(OrderCommand),
     /// Print the record count, size statistics and the schema.
+    ///
+    /// With several files, one summary of them as a dataset: the number of
+    /// files and their sizes, records in all and per file, the mix of
+    /// framings, compressions and payloads, record sizes, and one schema over
+    /// every record of every file (--per-file: a report for each file).
     Inspect(InspectCommand),
     /// Decode every record with a spec and write the columns: one Parquet
     /// file, or a directory of .npy files.
@@ -399,15 +404,20 @@ pub struct OrderCommand {
 /// The arguments of `inspect`.
 #[derive(Debug, Args)]
 pub struct InspectCommand {
-    /// Record files: a report for each (with --json, one object per line).
+    /// Record files: several are summarised as one dataset (--per-file: a
+    /// report for each).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Read options.
     #[command(flatten)]
     pub read: ReadArgs,
-    /// Print the report as one JSON object.
+    /// Print the report (or the summary) as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// With several files: a report for each file, one after the other
+    /// (with --json, one object per line), instead of the summary.
+    #[arg(long, conflicts_with = "spec")]
+    pub per_file: bool,
     /// Instead of the report: the spec of a batch decode inferred from
     /// every record of all the files (one spec), as `export --spec`
     /// reads it; notes on features left out go to stderr.

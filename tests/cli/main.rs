@@ -19,6 +19,7 @@ mod golden;
 mod gz_index;
 mod index_sidecars;
 mod inspect_spec;
+mod inspect_summary;
 mod layers;
 mod many_files;
 mod payload_notes;
