@@ -492,36 +492,6 @@ pub(crate) fn is_id_word(arg: &str) -> bool {
     arg == "-" || (!arg.is_empty() && arg.bytes().all(|b| b.is_ascii_digit()))
 }
 
-impl Command {
-    /// The record files the command reads (not its JSON or index inputs).
-    pub fn record_files(&self) -> Vec<&std::path::Path> {
-        fn paths(files: &[PathBuf]) -> Vec<&std::path::Path> {
-            files.iter().map(PathBuf::as_path).collect()
-        }
-        match self {
-            Command::Cat(c) => paths(&c.files),
-            Command::Verify(c) => paths(&c.files),
-            Command::Count(c) => paths(&c.files),
-            Command::Dump(c) => paths(&c.files),
-            Command::Index(c) => paths(&c.files),
-            Command::Inspect(c) => paths(&c.files),
-            Command::Order(c) => paths(&c.files),
-            Command::Export(c) => paths(&c.inputs),
-            Command::Get(c) => std::iter::once(c.file.as_path())
-                .chain(
-                    c.ids
-                        .iter()
-                        .filter(|a| !is_id_word(a))
-                        .map(std::path::Path::new),
-                )
-                .collect(),
-            Command::Bench(c) => vec![c.file.as_path()],
-            Command::Convert(c) => vec![c.input.as_path()],
-            Command::Decode(_) | Command::Encode(_) | Command::Pack(_) => Vec::new(),
-        }
-    }
-}
-
 /// The options of `cat` beyond the read options.
 #[derive(Debug, Clone, Args)]
 pub struct CatArgs {

@@ -101,10 +101,8 @@ where
         }
     };
     let mut command = cli.command;
-    let result = match inputs::pass_over_index_files(&mut command, stderr) {
-        Err(e) => Err(e),
-        Ok(()) => dispatch(command, stdout, stderr),
-    };
+    let result = inputs::pass_over_index_files(&mut command, stderr)
+        .and_then(|()| dispatch(command, stdout, stderr));
     let code = match result {
         Ok(()) => EXIT_OK,
         Err(Failure::Data) => EXIT_DATA,
