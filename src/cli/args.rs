@@ -106,258 +106,39 @@ pub struct ReadArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print every record as one line of JSON (JSON Lines).
-    Cat {
-        /// Record files (`-` for stdin).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// What to print.
-        #[command(flatten)]
-        options: CatArgs,
-    },
+    Cat(CatCommand),
     /// Print one bare serialized message (no framing) as one JSON object.
-    Decode {
-        /// The message (`-` or nothing for stdin).
-        file: Option<PathBuf>,
-        /// Payload type of the message.
-        #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
-        payload: PayloadKind,
-        /// Strict mode.
-        #[arg(long)]
-        strict: bool,
-    },
+    Decode(DecodeCommand),
     /// Print the annotated wire tree of records, offset by offset.
-    Dump {
-        /// Record files (`-` for stdin), one after the other.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Only this record id.
-        #[arg(long)]
-        record: Option<u64>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-    },
+    Dump(DumpCommand),
     /// Check every frame, CRC and payload; print one line per problem.
-    Verify {
-        /// Record files.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-    },
+    Verify(VerifyCommand),
     /// Print the number of records.
     ///
     /// From the index when there is a current one (--index, or the
     /// FILE.rwindex sidecar), else by reading every record as verify does
     /// (both CRCs checked unless --no-data-crc; compressed files and pipes in
     /// constant memory).
-    Count {
-        /// Record files.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Index to use, with a single file: native, DALI text or raw offset
-        /// table (told apart by content).
-        #[arg(long)]
-        index: Option<PathBuf>,
-    },
+    Count(CountCommand),
     /// Encode one JSON object as one bare serialized message (no framing).
-    Encode {
-        /// The JSON object (`-` or nothing for stdin).
-        input: Option<PathBuf>,
-        /// Where to write the bytes (`-` or nothing for stdout).
-        output: Option<PathBuf>,
-        /// Payload type of the message.
-        #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
-        payload: PayloadKind,
-        /// Write map entries sorted by key instead of input order.
-        #[arg(long)]
-        sorted: bool,
-    },
+    Encode(EncodeCommand),
     /// Write JSON Lines (one record per line) as a record file.
-    Pack {
-        /// JSON Lines input (`-` for stdin).
-        input: PathBuf,
-        /// Record file to write (`-` for stdout).
-        output: PathBuf,
-        /// Framing of the output (default: from the output's name, `.ofrecord`/`part-N` or `.tfrecord`/`.tfrec`; else ofrecord for --payload ofrecord, else tfrecord).
-        #[arg(long, value_parser = auto::<Framing>())]
-        framing: Option<Auto<Framing>>,
-        /// Payload type of the records (default: ofrecord for OFRecord framing, else example).
-        #[arg(long, value_parser = named::<PayloadKind>())]
-        payload: Option<PayloadKind>,
-        /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
-        #[arg(long, value_parser = named::<Compression>())]
-        compression: Option<Compression>,
-        /// Write map entries sorted by key instead of input order.
-        #[arg(long)]
-        sorted: bool,
-        /// Pad so that no record smaller than a page of N bytes crosses a page
-        /// boundary. The pad frames are for recordwire's readers, which pass
-        /// over them; other readers (tf.data, the tfrecord package, DALI) see
-        /// each one as an empty record.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(64..))]
-        pad_to_page: Option<u64>,
-        /// Block-compressed GZIP output: end a GZIP member after every N bytes
-        /// or so of uncompressed records, each member holding whole records
-        /// (like BGZF). Still one GZIP stream to any reader (tf.data, gzip
-        /// -d); `recordwire index` then reads any record by inflating one
-        /// member. Sets the output compression to gzip.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-        gzip_blocks: Option<u64>,
-    },
+    Pack(PackCommand),
     /// Copy records to another framing, compression or payload type.
-    Convert {
-        /// Input record file (`-` for stdin).
-        input: PathBuf,
-        /// Output record file (`-` for stdout).
-        output: PathBuf,
-        /// How to read the input.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Framing of the output (default: from the output's name, `.ofrecord`/`part-N` or `.tfrecord`/`.tfrec`; else the input's).
-        #[arg(long = "out-framing", value_parser = auto::<Framing>())]
-        out_framing: Option<Auto<Framing>>,
-        /// Payload type of the output (default: the input's, example ↔ ofrecord when the framing changes).
-        #[arg(long = "out-payload", value_parser = named::<PayloadKind>())]
-        out_payload: Option<PayloadKind>,
-        /// Output options.
-        #[command(flatten)]
-        write: WriteArgs,
-        /// OFRecord to tf.Example: write double_list features as float_list (rounding).
-        #[arg(long)]
-        narrow_doubles: bool,
-        /// OFRecord to tf.Example: write int32_list features as int64_list.
-        #[arg(long)]
-        widen_int32: bool,
-    },
+    Convert(ConvertCommand),
     /// Build an offset index of a record file.
-    Index {
-        /// Record files: each gets its own index (`--out` goes with one file).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Index format: native (binary, checked against the data at every
-        /// open), dali (DALI's / the tfrecord package's text index) or lirs
-        /// (the raw u64 offset table of the LIRS thesis on random-access
-        /// TFRecord: each record's start, nothing else).
-        #[arg(long, value_parser = named::<IndexFormat>(), default_value = "native")]
-        format: IndexFormat,
-        /// Where to write it (`-` for stdout; default: `FILE.rwindex` for
-        /// native, `FILE.idx` for dali, `FILE.offsets` for lirs).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// For a GZIP or ZLIB file (native format): a checkpoint every N bytes
-        /// of decompressed output (with the 32 KiB window before it), from
-        /// which any record is read by inflating at most about N bytes.
-        #[arg(long, value_name = "N", default_value_t = crate::index::DEFAULT_SPACING,
-              value_parser = clap::value_parser!(u64).range(1..))]
-        spacing: u64,
-    },
+    Index(IndexCommand),
     /// Print the records with these ids as JSON Lines, through the index.
-    Get {
-        /// Record file.
-        file: PathBuf,
-        /// More record files (several are one dataset: global ids over the
-        /// files in order), then record ids (0-based); an argument of digits
-        /// only is an id (write a file named so `./123`), and `-` reads more
-        /// ids from stdin (separated by white space, as `order` prints them).
-        #[arg(required_unless_present = "ids_file")]
-        ids: Vec<String>,
-        /// Read the ids from this file (separated by white space), after
-        /// those given as arguments: for more ids than a command line holds.
-        #[arg(long, value_name = "PATH")]
-        ids_file: Option<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Index to use: native, DALI text or raw offset table (told apart by
-        /// content); default: the sidecar `FILE.rwindex` when it is current,
-        /// else one built in memory.
-        #[arg(long)]
-        index: Option<PathBuf>,
-        /// Only these features (comma-separated names).
-        #[arg(long, value_delimiter = ',')]
-        features: Option<Vec<String>>,
-    },
+    Get(GetCommand),
     /// Print one epoch's order of record ids, one per line.
-    Order {
-        /// Record files: several are one dataset, whose global ids run over
-        /// the files in order (the page modes keep each file's pages apart).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Index to use: native, DALI text or raw offset table (told apart by
-        /// content); default: the current sidecar, else built in memory.
-        #[arg(long)]
-        index: Option<PathBuf>,
-        /// Order of the ids: file order, shuffled, shuffled by page, or
-        /// shuffled by page within windows of pages.
-        #[arg(long, value_parser = named::<ModeName>(), default_value = "sequential")]
-        mode: ModeName,
-        /// Seed of the shuffles.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Epoch number.
-        #[arg(long, default_value_t = 0)]
-        epoch: u64,
-        /// This rank.
-        #[arg(long, default_value_t = 0)]
-        rank: u32,
-        /// Number of ranks.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-        world: u32,
-        /// This data-loader worker.
-        #[arg(long, default_value_t = 0)]
-        worker: u32,
-        /// Data-loader workers per rank.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-        workers: u32,
-        /// Page size of the page modes; for a GZIP/ZLIB file, 0 makes each
-        /// checkpoint span a page (each inflated once per window).
-        #[arg(long, default_value_t = crate::order::DEFAULT_PAGE_SIZE)]
-        page_size: u64,
-        /// Pages open at once (quasi-random).
-        #[arg(long, default_value_t = crate::order::DEFAULT_WINDOW)]
-        window: u32,
-        /// What to do when the ids do not split evenly among the ranks: pad
-        /// (equal parts, the first ids read twice; the default, as PyTorch's
-        /// DistributedSampler), drop-last (equal parts) or keep (every id
-        /// once, parts may differ by one).
-        #[arg(long, value_parser = named::<Tail>(), default_value = "pad")]
-        tail: Tail,
-    },
+    Order(OrderCommand),
     /// Print the record count, size statistics and the schema.
-    Inspect {
-        /// Record files: a report for each (with --json, one object per line).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Print the report as one JSON object.
-        #[arg(long)]
-        json: bool,
-        /// Instead of the report: the spec of a batch decode inferred from
-        /// every record of all the files (one spec), as `export --spec`
-        /// reads it; notes on features left out go to stderr.
-        #[arg(long, conflicts_with = "json")]
-        spec: bool,
-        /// How --spec prints: json (the spec file of `export --spec`) or tf
-        /// (TensorFlow Python, `features = {...}`).
-        #[arg(long, value_parser = named::<SpecFormat>(), default_value = "json", requires = "spec")]
-        spec_format: SpecFormat,
-    },
+    ///
+    /// With several files, one summary of them as a dataset: the number of
+    /// files and their sizes, records in all and per file, the mix of
+    /// framings, compressions and payloads, record sizes, and one schema over
+    /// every record of every file (--per-file: a report for each file).
+    Inspect(InspectCommand),
     /// Decode every record with a spec and write the columns: one Parquet
     /// file, or a directory of .npy files.
     ///
@@ -365,91 +146,350 @@ pub enum Command {
     /// record that does not fit the spec stops the export (exit 1) and
     /// nothing is left at OUT: the output is written under a temporary name
     /// and renamed at the end.
-    Export {
-        /// Record files (`-` for stdin), read in order as one dataset.
-        #[arg(required = true, value_name = "IN")]
-        inputs: Vec<PathBuf>,
-        /// Where to write: a `.parquet` file, or a directory of `.npy` files
-        /// (with `index.json` and `spec.json`).
-        #[arg(value_name = "OUT")]
-        out: PathBuf,
-        /// The spec: a spec JSON file (as `inspect --spec` prints), or
-        /// `auto` to infer it first with a pass over the inputs.
-        #[arg(long, value_name = "FILE|auto")]
-        spec: PathBuf,
-        /// Output format (default: parquet when OUT ends in `.parquet`, else npy).
-        #[arg(long, value_parser = named::<ExportFormat>())]
-        format: Option<ExportFormat>,
-        /// Records decoded at once.
-        #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=(1 << 24)))]
-        batch_size: u64,
-        /// Decoding threads (default: the number of cores).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
-        threads: Option<u64>,
-        /// Replace OUT when it exists (a file, or a directory that is not empty).
-        #[arg(long)]
-        force: bool,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-    },
+    Export(ExportCommand),
     /// Measure read throughput and random-access latency percentiles on this machine.
     #[command(after_long_help = super::bench::HELP)]
-    Bench {
-        /// Record file (a regular file: it is read several times).
-        file: PathBuf,
-        /// Read options.
-        #[command(flatten)]
-        read: ReadArgs,
-        /// Index to use: native, DALI text or raw offset table (told apart by
-        /// content); default: the current sidecar, else built in memory.
-        #[arg(long)]
-        index: Option<PathBuf>,
-        /// Timed sequential passes (the median and the best are reported).
-        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
-        passes: u32,
-        /// Random accesses to time, one by one (0: none).
-        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
-        samples: u64,
-        /// Seed of the random record ids and offsets.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Print the results as one JSON object (keys in `--help`).
-        #[arg(long)]
-        json: bool,
-    },
+    Bench(BenchCommand),
+}
+
+/// The arguments of `cat`.
+#[derive(Debug, Args)]
+pub struct CatCommand {
+    /// Record files (`-` for stdin).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// What to print.
+    #[command(flatten)]
+    pub options: CatArgs,
+}
+
+/// The arguments of `decode`.
+#[derive(Debug, Args)]
+pub struct DecodeCommand {
+    /// The message (`-` or nothing for stdin).
+    pub file: Option<PathBuf>,
+    /// Payload type of the message.
+    #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
+    pub payload: PayloadKind,
+    /// Strict mode.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+/// The arguments of `dump`.
+#[derive(Debug, Args)]
+pub struct DumpCommand {
+    /// Record files (`-` for stdin), one after the other.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Only this record id.
+    #[arg(long)]
+    pub record: Option<u64>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// The arguments of `verify`.
+#[derive(Debug, Args)]
+pub struct VerifyCommand {
+    /// Record files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// The arguments of `count`.
+#[derive(Debug, Args)]
+pub struct CountCommand {
+    /// Record files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Index to use, with a single file: native, DALI text or raw offset
+    /// table (told apart by content).
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+}
+
+/// The arguments of `encode`.
+#[derive(Debug, Args)]
+pub struct EncodeCommand {
+    /// The JSON object (`-` or nothing for stdin).
+    pub input: Option<PathBuf>,
+    /// Where to write the bytes (`-` or nothing for stdout).
+    pub output: Option<PathBuf>,
+    /// Payload type of the message.
+    #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
+    pub payload: PayloadKind,
+    /// Write map entries sorted by key instead of input order.
+    #[arg(long)]
+    pub sorted: bool,
+}
+
+/// The arguments of `pack`.
+#[derive(Debug, Args)]
+pub struct PackCommand {
+    /// JSON Lines input (`-` for stdin).
+    pub input: PathBuf,
+    /// Record file to write (`-` for stdout).
+    pub output: PathBuf,
+    /// Framing of the output (default: from the output's name, `.ofrecord`/`part-N` or `.tfrecord`/`.tfrec`; else ofrecord for --payload ofrecord, else tfrecord).
+    #[arg(long, value_parser = auto::<Framing>())]
+    pub framing: Option<Auto<Framing>>,
+    /// Payload type of the records (default: ofrecord for OFRecord framing, else example).
+    #[arg(long, value_parser = named::<PayloadKind>())]
+    pub payload: Option<PayloadKind>,
+    /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
+    #[arg(long, value_parser = named::<Compression>())]
+    pub compression: Option<Compression>,
+    /// Write map entries sorted by key instead of input order.
+    #[arg(long)]
+    pub sorted: bool,
+    /// Pad so that no record smaller than a page of N bytes crosses a page
+    /// boundary. The pad frames are for recordwire's readers, which pass
+    /// over them; other readers (tf.data, the tfrecord package, DALI) see
+    /// each one as an empty record.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(64..))]
+    pub pad_to_page: Option<u64>,
+    /// Block-compressed GZIP output: end a GZIP member after every N bytes
+    /// or so of uncompressed records, each member holding whole records
+    /// (like BGZF). Still one GZIP stream to any reader (tf.data, gzip
+    /// -d); `recordwire index` then reads any record by inflating one
+    /// member. Sets the output compression to gzip.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gzip_blocks: Option<u64>,
+}
+
+/// The arguments of `convert`.
+#[derive(Debug, Args)]
+pub struct ConvertCommand {
+    /// Input record file (`-` for stdin).
+    pub input: PathBuf,
+    /// Output record file (`-` for stdout).
+    pub output: PathBuf,
+    /// How to read the input.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Framing of the output (default: from the output's name, `.ofrecord`/`part-N` or `.tfrecord`/`.tfrec`; else the input's).
+    #[arg(long = "out-framing", value_parser = auto::<Framing>())]
+    pub out_framing: Option<Auto<Framing>>,
+    /// Payload type of the output (default: the input's, example ↔ ofrecord when the framing changes).
+    #[arg(long = "out-payload", value_parser = named::<PayloadKind>())]
+    pub out_payload: Option<PayloadKind>,
+    /// Output options.
+    #[command(flatten)]
+    pub write: WriteArgs,
+    /// OFRecord to tf.Example: write double_list features as float_list (rounding).
+    #[arg(long)]
+    pub narrow_doubles: bool,
+    /// OFRecord to tf.Example: write int32_list features as int64_list.
+    #[arg(long)]
+    pub widen_int32: bool,
+}
+
+/// The arguments of `index`.
+#[derive(Debug, Args)]
+pub struct IndexCommand {
+    /// Record files: each gets its own index (`--out` goes with one file).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Index format: native (binary, checked against the data at every
+    /// open), dali (DALI's / the tfrecord package's text index) or lirs
+    /// (the raw u64 offset table of the LIRS thesis on random-access
+    /// TFRecord: each record's start, nothing else).
+    #[arg(long, value_parser = named::<IndexFormat>(), default_value = "native")]
+    pub format: IndexFormat,
+    /// Where to write it (`-` for stdout; default: `FILE.rwindex` for
+    /// native, `FILE.idx` for dali, `FILE.offsets` for lirs).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// For a GZIP or ZLIB file (native format): a checkpoint every N bytes
+    /// of decompressed output (with the 32 KiB window before it), from
+    /// which any record is read by inflating at most about N bytes.
+    #[arg(long, value_name = "N", default_value_t = crate::index::DEFAULT_SPACING,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub spacing: u64,
+}
+
+/// The arguments of `get`.
+#[derive(Debug, Args)]
+pub struct GetCommand {
+    /// Record file.
+    pub file: PathBuf,
+    /// More record files (several are one dataset: global ids over the
+    /// files in order), then record ids (0-based); an argument of digits
+    /// only is an id (write a file named so `./123`), and `-` reads more
+    /// ids from stdin (separated by white space, as `order` prints them).
+    #[arg(required_unless_present = "ids_file")]
+    pub ids: Vec<String>,
+    /// Read the ids from this file (separated by white space), after
+    /// those given as arguments: for more ids than a command line holds.
+    #[arg(long, value_name = "PATH")]
+    pub ids_file: Option<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Index to use: native, DALI text or raw offset table (told apart by
+    /// content); default: the sidecar `FILE.rwindex` when it is current,
+    /// else one built in memory.
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+    /// Only these features (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    pub features: Option<Vec<String>>,
+}
+
+/// The arguments of `order`.
+#[derive(Debug, Args)]
+pub struct OrderCommand {
+    /// Record files: several are one dataset, whose global ids run over
+    /// the files in order (the page modes keep each file's pages apart).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Index to use: native, DALI text or raw offset table (told apart by
+    /// content); default: the current sidecar, else built in memory.
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+    /// Order of the ids: file order, shuffled, shuffled by page, or
+    /// shuffled by page within windows of pages.
+    #[arg(long, value_parser = named::<ModeName>(), default_value = "sequential")]
+    pub mode: ModeName,
+    /// Seed of the shuffles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Epoch number.
+    #[arg(long, default_value_t = 0)]
+    pub epoch: u64,
+    /// This rank.
+    #[arg(long, default_value_t = 0)]
+    pub rank: u32,
+    /// Number of ranks.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub world: u32,
+    /// This data-loader worker.
+    #[arg(long, default_value_t = 0)]
+    pub worker: u32,
+    /// Data-loader workers per rank.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: u32,
+    /// Page size of the page modes; for a GZIP/ZLIB file, 0 makes each
+    /// checkpoint span a page (each inflated once per window).
+    #[arg(long, default_value_t = crate::order::DEFAULT_PAGE_SIZE)]
+    pub page_size: u64,
+    /// Pages open at once (quasi-random).
+    #[arg(long, default_value_t = crate::order::DEFAULT_WINDOW)]
+    pub window: u32,
+    /// What to do when the ids do not split evenly among the ranks: pad
+    /// (equal parts, the first ids read twice; the default, as PyTorch's
+    /// DistributedSampler), drop-last (equal parts) or keep (every id
+    /// once, parts may differ by one).
+    #[arg(long, value_parser = named::<Tail>(), default_value = "pad")]
+    pub tail: Tail,
+}
+
+/// The arguments of `inspect`.
+#[derive(Debug, Args)]
+pub struct InspectCommand {
+    /// Record files: several are summarised as one dataset (--per-file: a
+    /// report for each).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Print the report (or the summary) as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// With several files: a report for each file, one after the other
+    /// (with --json, one object per line), instead of the summary.
+    #[arg(long, conflicts_with = "spec")]
+    pub per_file: bool,
+    /// Instead of the report: the spec of a batch decode inferred from
+    /// every record of all the files (one spec), as `export --spec`
+    /// reads it; notes on features left out go to stderr.
+    #[arg(long, conflicts_with = "json")]
+    pub spec: bool,
+    /// How --spec prints: json (the spec file of `export --spec`) or tf
+    /// (TensorFlow Python, `features = {...}`).
+    #[arg(long, value_parser = named::<SpecFormat>(), default_value = "json", requires = "spec")]
+    pub spec_format: SpecFormat,
+}
+
+/// The arguments of `export`.
+#[derive(Debug, Args)]
+pub struct ExportCommand {
+    /// Record files (`-` for stdin), read in order as one dataset.
+    #[arg(required = true, value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// Where to write: a `.parquet` file, or a directory of `.npy` files
+    /// (with `index.json` and `spec.json`).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+    /// The spec: a spec JSON file (as `inspect --spec` prints), or
+    /// `auto` to infer it first with a pass over the inputs.
+    #[arg(long, value_name = "FILE|auto")]
+    pub spec: PathBuf,
+    /// Output format (default: parquet when OUT ends in `.parquet`, else npy).
+    #[arg(long, value_parser = named::<ExportFormat>())]
+    pub format: Option<ExportFormat>,
+    /// Records decoded at once.
+    #[arg(long, value_name = "N", default_value_t = 4096, value_parser = clap::value_parser!(u64).range(1..=(1 << 24)))]
+    pub batch_size: u64,
+    /// Decoding threads (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
+    /// Replace OUT when it exists (a file, or a directory that is not empty).
+    #[arg(long)]
+    pub force: bool,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// The arguments of `bench`.
+#[derive(Debug, Args)]
+pub struct BenchCommand {
+    /// Record file (a regular file: it is read several times).
+    pub file: PathBuf,
+    /// Read options.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Index to use: native, DALI text or raw offset table (told apart by
+    /// content); default: the current sidecar, else built in memory.
+    #[arg(long)]
+    pub index: Option<PathBuf>,
+    /// Timed sequential passes (the median and the best are reported).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub passes: u32,
+    /// Random accesses to time, one by one (0: none).
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=10_000_000))]
+    pub samples: u64,
+    /// Seed of the random record ids and offsets.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Print the results as one JSON object (keys in `--help`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Whether an argument of `get` is an id (digits only) or `-` (ids from
 /// stdin), rather than a record file.
 pub(crate) fn is_id_word(arg: &str) -> bool {
     arg == "-" || (!arg.is_empty() && arg.bytes().all(|b| b.is_ascii_digit()))
-}
-
-impl Command {
-    /// The record files the command reads (not its JSON or index inputs).
-    pub fn record_files(&self) -> Vec<&std::path::Path> {
-        match self {
-            Command::Cat { files, .. }
-            | Command::Verify { files, .. }
-            | Command::Count { files, .. } => files.iter().map(PathBuf::as_path).collect(),
-            Command::Dump { files, .. }
-            | Command::Index { files, .. }
-            | Command::Inspect { files, .. } => files.iter().map(PathBuf::as_path).collect(),
-            Command::Order { files, .. } => files.iter().map(PathBuf::as_path).collect(),
-            Command::Get { file, ids, .. } => std::iter::once(file.as_path())
-                .chain(
-                    ids.iter()
-                        .filter(|a| !is_id_word(a))
-                        .map(std::path::Path::new),
-                )
-                .collect(),
-            Command::Bench { file, .. } => vec![file.as_path()],
-            Command::Export { inputs, .. } => inputs.iter().map(PathBuf::as_path).collect(),
-            Command::Convert { input, .. } => vec![input.as_path()],
-            Command::Decode { .. } | Command::Encode { .. } | Command::Pack { .. } => Vec::new(),
-        }
-    }
 }
 
 /// The options of `cat` beyond the read options.

@@ -22,7 +22,9 @@ use bytes::Bytes;
 
 use super::payload::Chosen;
 use super::progress::Progress;
-use super::{next_or_fail, report, CmdResult, ExportFormat, Failure, ReadArgs, EXIT_USAGE};
+use super::{
+    next_or_fail, report, CmdResult, ExportCommand, ExportFormat, Failure, ReadArgs, EXIT_USAGE,
+};
 use crate::batch::{Batch, Column, DType, Decoder, FeatureSpec, Form, Spec};
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Record};
@@ -258,8 +260,25 @@ fn check_out(out: &Path, force: bool) -> Result<(), Failure> {
     )))
 }
 
+/// Runs `export` as the command line gave it.
+pub(super) fn run(c: &ExportCommand, stderr: &mut dyn Write) -> CmdResult {
+    export(
+        &ExportOptions {
+            inputs: &c.inputs,
+            out: &c.out,
+            spec: &c.spec,
+            format: c.format,
+            batch_size: usize::try_from(c.batch_size).unwrap_or(usize::MAX),
+            threads: c.threads.map(|t| usize::try_from(t).unwrap_or(1)),
+            force: c.force,
+            read: &c.read,
+        },
+        stderr,
+    )
+}
+
 /// Runs `export`.
-pub(super) fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
+fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
     let start = Instant::now();
     let format = o.format.unwrap_or_else(|| {
         let parquet = o

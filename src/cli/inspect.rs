@@ -1,18 +1,19 @@
-//! `inspect`: record count, size statistics and the schema; with `--spec`,
-//! the spec of a batch decode inferred from the records.
+//! `inspect`: record count, size statistics and the schema, of one file or
+//! summed over several (`--per-file`: a report for each); with `--spec`, the
+//! spec of a batch decode inferred from the records.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::payload::Notes;
-use super::{next_or_fail, report, CmdResult, Failure, ReadArgs, SpecFormat};
+use super::{next_or_fail, report, CmdResult, Failure, InspectCommand, ReadArgs, SpecFormat};
 use crate::batch::{Spec, SpecInference};
-use crate::frame::{ErrorPolicy, Record};
-use crate::io::Source;
+use crate::frame::{ErrorPolicy, Framing, Record};
+use crate::io::{Compression, Source};
 use crate::names::quoted;
 use crate::view::PayloadRef;
-use crate::view::{DecodeOptions, FeatureRef, FeaturesRef, Kind, PayloadKind};
+use crate::view::{DecodeOptions, FeatureRef, FeaturesRef, Kind, PayloadKind, UnknownField};
 use crate::DecodeError;
 
 /// Running min / max / sum.
@@ -41,6 +42,14 @@ impl Stat {
         self.max = self.max.max(v);
         self.sum += v;
         self.n += 1;
+    }
+
+    /// Adds the values `other` saw.
+    fn merge(&mut self, other: &Stat) {
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.sum += other.sum;
+        self.n += other.n;
     }
 
     fn mean(&self) -> f64 {
@@ -75,6 +84,16 @@ struct Schema {
     /// SequenceExample feature lists: per name, the number of steps and the
     /// stats of the features inside.
     lists: BTreeMap<Vec<u8>, (Stat, FeatureStats)>,
+}
+
+impl FeatureStats {
+    /// Adds what `other` saw.
+    fn merge(&mut self, other: &FeatureStats) {
+        for (kind, n) in &other.kinds {
+            *self.kinds.entry(*kind).or_default() += n;
+        }
+        self.values.merge(&other.values);
+    }
 }
 
 fn kind_name(k: Option<Kind>) -> &'static str {
@@ -125,6 +144,18 @@ impl Schema {
             }
         }
         Ok(())
+    }
+
+    /// Adds what `other` saw (the records of another file).
+    fn merge(&mut self, other: &Schema) {
+        for (name, stats) in &other.context {
+            self.context.entry(name.clone()).or_default().merge(stats);
+        }
+        for (name, (steps, stats)) in &other.lists {
+            let (all_steps, all_stats) = self.lists.entry(name.clone()).or_default();
+            all_steps.merge(steps);
+            all_stats.merge(stats);
+        }
     }
 }
 
@@ -199,14 +230,55 @@ fn walk_payloads(
     Ok(())
 }
 
-/// Runs `inspect` on one file.
-pub(super) fn inspect(
-    path: &Path,
-    read: &ReadArgs,
-    json: bool,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
+/// Runs `inspect` over `files`: with `--spec` one spec over all of them;
+/// else a report of the one file, a summary of several, or with
+/// `--per-file` a report for each.
+pub(super) fn run(c: &InspectCommand, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
+    if c.spec {
+        return inspect_spec(&c.files, &c.read, c.spec_format, stdout, stderr);
+    }
+    if c.per_file || c.files.len() == 1 {
+        return super::each_file(&c.files, |file| {
+            let report = gather(file, &c.read, stderr)?;
+            if c.json {
+                report.write_json(stdout)
+            } else {
+                report.write_text(file, &c.read, stdout)
+            }
+        });
+    }
+    let mut summary = Summary::default();
+    for file in &c.files {
+        summary.add(file, gather(file, &c.read, stderr)?);
+    }
+    if c.json {
+        summary.write_json(stdout)
+    } else {
+        summary.write_text(stdout)
+    }
+}
+
+/// What `inspect` found in one file.
+struct FileReport {
+    name: String,
+    framing: Framing,
+    compression: Compression,
+    payload: PayloadKind,
+    /// The sizes of the records' data (pad frames apart).
+    sizes: Stat,
+    /// The sizes of the pad frames.
+    pads: Stat,
+    /// Bytes of frames, pads included, in the (decompressed) stream.
+    frame_bytes: u64,
+    schema: Schema,
+    /// Records holding top-level fields their message does not have.
+    unknown: u64,
+    /// The first of them: (record id, field).
+    first_unknown: Option<(u64, UnknownField)>,
+}
+
+/// Reads every record of `path` for `inspect`.
+fn gather(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Result<FileReport, Failure> {
     // Pad frames are seen here (not skipped) so that their cost is reported.
     let mut options = read.open_options(ErrorPolicy::Fail);
     options.read.skip_pads = false;
@@ -218,7 +290,7 @@ pub(super) fn inspect(
     let mut notes = Notes::new(chosen);
     let mut sizes = Stat::default();
     let mut pads = Stat::default();
-    let mut file_bytes = 0u64;
+    let mut frame_bytes = 0u64;
     let mut schema = Schema::default();
     let options = DecodeOptions {
         strict: read.strict,
@@ -231,7 +303,7 @@ pub(super) fn inspect(
         "inspecting",
         stderr,
         |record| {
-            file_bytes += record.end - record.offset;
+            frame_bytes += record.end - record.offset;
             if crate::frame::is_pad(record.data) {
                 pads.add(record.end - record.offset);
                 return false;
@@ -242,86 +314,72 @@ pub(super) fn inspect(
         |data, base| schema.add(payload, data, base),
     )?;
     let (unknown, first_unknown) = notes.unknown();
-    if json {
-        let feats: Vec<String> = schema
-            .context
-            .iter()
-            .map(|(n, s)| {
-                format!(
-                    "{}:{{\"records\":{},\"kinds\":{},\"values\":{}}}",
-                    quoted(n),
-                    s.values.n,
-                    kinds_json(s),
-                    stat_json(&s.values)
-                )
-            })
-            .collect();
-        let lists: Vec<String> = schema
-            .lists
-            .iter()
-            .map(|(n, (steps, s))| {
-                format!(
-                    "{}:{{\"records\":{},\"steps\":{},\"kinds\":{},\"values\":{}}}",
-                    quoted(n),
-                    steps.n,
-                    stat_json(steps),
-                    kinds_json(s),
-                    stat_json(&s.values)
-                )
-            })
-            .collect();
-        writeln!(
-            stdout,
-            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"unknown_fields\":{},\"features\":{{{}}},\"feature_lists\":{{{}}}}}",
-            quoted(name.as_bytes()),
-            framing.name(),
-            compression.name(),
-            payload.name(),
-            sizes.n,
-            stat_json(&sizes),
-            pads.n,
-            pads.sum,
-            match first_unknown {
-                Some((id, f)) => format!(
-                    "{{\"records\":{unknown},\"first\":{{\"record\":{id},\"field\":{},\"wire_type\":{}}}}}",
-                    f.number, f.wire_type as u8
-                ),
-                None => "{\"records\":0,\"first\":null}".to_string(),
-            },
-            feats.join(","),
-            lists.join(",")
-        )?;
-        return Ok(());
-    }
-    writeln!(stdout, "file:        {name}")?;
-    let container = match compression {
-        crate::io::Compression::Gzip => match super::gz::block_compression(path, read) {
-            Some((true, members)) => {
-                format!("GZIP stream, block-compressed ({members} members of whole records)")
-            }
-            Some((false, 1)) => "GZIP stream (one member)".to_string(),
-            Some((false, members)) => {
-                format!("GZIP stream ({members} members, not at record boundaries)")
-            }
-            None => "GZIP stream".to_string(),
-        },
-        crate::io::Compression::Zlib => "ZLIB stream".to_string(),
-        _ => "uncompressed".to_string(),
-    };
-    writeln!(
-        stdout,
-        "format:      {} frames, {container}, {} payloads",
-        framing.name(),
-        payload.name()
-    )?;
-    writeln!(stdout, "records:     {}", sizes.n)?;
+    Ok(FileReport {
+        name,
+        framing,
+        compression,
+        payload,
+        sizes,
+        pads,
+        frame_bytes,
+        schema,
+        unknown,
+        first_unknown,
+    })
+}
+
+/// The `"features"` and `"feature_lists"` members of the JSON report.
+fn schema_json(schema: &Schema) -> String {
+    let feats: Vec<String> = schema
+        .context
+        .iter()
+        .map(|(n, s)| {
+            format!(
+                "{}:{{\"records\":{},\"kinds\":{},\"values\":{}}}",
+                quoted(n),
+                s.values.n,
+                kinds_json(s),
+                stat_json(&s.values)
+            )
+        })
+        .collect();
+    let lists: Vec<String> = schema
+        .lists
+        .iter()
+        .map(|(n, (steps, s))| {
+            format!(
+                "{}:{{\"records\":{},\"steps\":{},\"kinds\":{},\"values\":{}}}",
+                quoted(n),
+                steps.n,
+                stat_json(steps),
+                kinds_json(s),
+                stat_json(&s.values)
+            )
+        })
+        .collect();
+    format!(
+        "\"features\":{{{}}},\"feature_lists\":{{{}}}",
+        feats.join(","),
+        lists.join(",")
+    )
+}
+
+/// The size lines of the text report: padding (when there is any) and
+/// record sizes.
+fn write_sizes(
+    stdout: &mut dyn Write,
+    sizes: &Stat,
+    pads: &Stat,
+    frame_bytes: u64,
+    of_what: &str,
+) -> CmdResult {
     if pads.n > 0 {
         writeln!(
             stdout,
-            "padding:     {} pad frames, {} bytes ({:.2}% of the file)",
+            "padding:     {} pad frames, {} bytes ({:.2}% of {of_what})",
             pads.n,
             pads.sum,
-            100.0 * pads.sum as f64 / file_bytes.max(1) as f64
+            100.0 * pads.sum as f64 / frame_bytes.max(1) as f64
         )?;
     }
     writeln!(
@@ -332,19 +390,12 @@ pub(super) fn inspect(
         sizes.max,
         sizes.sum
     )?;
-    if let Some((id, f)) = first_unknown {
-        writeln!(
-            stdout,
-            "unknown:     {unknown} {} fields {} does not have (first: field {}, wire type {}, in record {id})",
-            if unknown == 1 { "record holds" } else { "records hold" },
-            payload.message(),
-            f.number,
-            f.wire_type as u8
-        )?;
-    }
-    if payload == PayloadKind::Raw {
-        return Ok(());
-    }
+    Ok(())
+}
+
+/// The schema table of the text report: the (context) features, and with
+/// `lists` the feature lists of SequenceExamples.
+fn write_schema(stdout: &mut dyn Write, schema: &Schema, lists: bool) -> CmdResult {
     let width = schema
         .context
         .keys()
@@ -353,7 +404,7 @@ pub(super) fn inspect(
         .max()
         .unwrap_or(4)
         .max(7);
-    let label = if payload == PayloadKind::SequenceExample {
+    let label = if lists {
         "context features"
     } else {
         "features"
@@ -378,7 +429,7 @@ pub(super) fn inspect(
             s.values.max
         )?;
     }
-    if payload == PayloadKind::SequenceExample {
+    if lists {
         writeln!(stdout, "feature lists:    {}", schema.lists.len())?;
         if !schema.lists.is_empty() {
             writeln!(
@@ -406,9 +457,244 @@ pub(super) fn inspect(
     Ok(())
 }
 
+impl FileReport {
+    /// The report as one JSON object on one line.
+    fn write_json(&self, stdout: &mut dyn Write) -> CmdResult {
+        writeln!(
+            stdout,
+            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"unknown_fields\":{},{}}}",
+            quoted(self.name.as_bytes()),
+            self.framing.name(),
+            self.compression.name(),
+            self.payload.name(),
+            self.sizes.n,
+            stat_json(&self.sizes),
+            self.pads.n,
+            self.pads.sum,
+            match self.first_unknown {
+                Some((id, f)) => format!(
+                    "{{\"records\":{},\"first\":{{\"record\":{id},\"field\":{},\"wire_type\":{}}}}}",
+                    self.unknown, f.number, f.wire_type as u8
+                ),
+                None => "{\"records\":0,\"first\":null}".to_string(),
+            },
+            schema_json(&self.schema)
+        )?;
+        Ok(())
+    }
+
+    /// The report as text; `path` and `read` find a GZIP file's members.
+    fn write_text(&self, path: &Path, read: &ReadArgs, stdout: &mut dyn Write) -> CmdResult {
+        writeln!(stdout, "file:        {}", self.name)?;
+        let container = match self.compression {
+            Compression::Gzip => match super::gz::block_compression(path, read) {
+                Some((true, members)) => {
+                    format!("GZIP stream, block-compressed ({members} members of whole records)")
+                }
+                Some((false, 1)) => "GZIP stream (one member)".to_string(),
+                Some((false, members)) => {
+                    format!("GZIP stream ({members} members, not at record boundaries)")
+                }
+                None => "GZIP stream".to_string(),
+            },
+            other => container_name(other).to_string(),
+        };
+        writeln!(
+            stdout,
+            "format:      {} frames, {container}, {} payloads",
+            self.framing.name(),
+            self.payload.name()
+        )?;
+        writeln!(stdout, "records:     {}", self.sizes.n)?;
+        write_sizes(
+            stdout,
+            &self.sizes,
+            &self.pads,
+            self.frame_bytes,
+            "the file",
+        )?;
+        if let Some((id, f)) = self.first_unknown {
+            writeln!(
+                stdout,
+                "unknown:     {} {} fields {} does not have (first: field {}, wire type {}, in record {id})",
+                self.unknown,
+                if self.unknown == 1 { "record holds" } else { "records hold" },
+                self.payload.message(),
+                f.number,
+                f.wire_type as u8
+            )?;
+        }
+        if self.payload == PayloadKind::Raw {
+            return Ok(());
+        }
+        write_schema(
+            stdout,
+            &self.schema,
+            self.payload == PayloadKind::SequenceExample,
+        )
+    }
+}
+
+/// How the text report names a stream's compression (a GZIP file's members
+/// aside).
+fn container_name(compression: Compression) -> &'static str {
+    match compression {
+        Compression::Gzip => "GZIP stream",
+        Compression::Zlib => "ZLIB stream",
+        _ => "uncompressed",
+    }
+}
+
+/// `inspect` over several files: what their reports add up to, with one
+/// schema over all their records.
+#[derive(Debug, Default)]
+struct Summary {
+    /// Files read.
+    files: u64,
+    /// Their sizes as stored (compressed, for a compressed file; the bytes
+    /// of frames read, for a pipe).
+    stored_bytes: u64,
+    /// Files per (framing, compression, its name in the text, payload).
+    formats: BTreeMap<(&'static str, &'static str, &'static str, &'static str), u64>,
+    /// Records per file.
+    records: Stat,
+    sizes: Stat,
+    pads: Stat,
+    frame_bytes: u64,
+    schema: Schema,
+    /// Any file read as SequenceExamples (whose feature lists are shown).
+    lists: bool,
+    /// Any file read as a message (not raw bytes), whose features are shown.
+    features: bool,
+    unknown: u64,
+    /// The first record with unknown fields: (file, record id, field).
+    first_unknown: Option<(String, u64, UnknownField)>,
+}
+
+impl Summary {
+    /// Adds the report of the file at `path`.
+    fn add(&mut self, path: &Path, r: FileReport) {
+        self.files += 1;
+        let stored = std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file() && path != Path::new("-"))
+            .map_or(r.frame_bytes, |m| m.len());
+        self.stored_bytes += stored;
+        *self
+            .formats
+            .entry((
+                r.framing.name(),
+                r.compression.name(),
+                container_name(r.compression),
+                r.payload.name(),
+            ))
+            .or_default() += 1;
+        self.records.add(r.sizes.n);
+        self.sizes.merge(&r.sizes);
+        self.pads.merge(&r.pads);
+        self.frame_bytes += r.frame_bytes;
+        self.schema.merge(&r.schema);
+        self.lists |= r.payload == PayloadKind::SequenceExample;
+        self.features |= r.payload != PayloadKind::Raw;
+        self.unknown += r.unknown;
+        if self.first_unknown.is_none() {
+            self.first_unknown = r.first_unknown.map(|(id, f)| (r.name, id, f));
+        }
+    }
+
+    /// The summary as one JSON object on one line.
+    fn write_json(&self, stdout: &mut dyn Write) -> CmdResult {
+        let formats: Vec<String> = self
+            .formats
+            .iter()
+            .map(|((framing, compression, _, payload), n)| {
+                format!(
+                    "{{\"framing\":\"{framing}\",\"compression\":\"{compression}\",\"payload\":\"{payload}\",\"files\":{n}}}"
+                )
+            })
+            .collect();
+        writeln!(
+            stdout,
+            "{{\"files\":{},\"stored_bytes\":{},\"frame_bytes\":{},\"formats\":[{}],\"records\":{},\"records_per_file\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"unknown_fields\":{},{}}}",
+            self.files,
+            self.stored_bytes,
+            self.frame_bytes,
+            formats.join(","),
+            self.records.sum,
+            stat_json(&self.records),
+            stat_json(&self.sizes),
+            self.pads.n,
+            self.pads.sum,
+            match &self.first_unknown {
+                Some((file, id, f)) => format!(
+                    "{{\"records\":{},\"first\":{{\"file\":{},\"record\":{id},\"field\":{},\"wire_type\":{}}}}}",
+                    self.unknown,
+                    quoted(file.as_bytes()),
+                    f.number,
+                    f.wire_type as u8
+                ),
+                None => "{\"records\":0,\"first\":null}".to_string(),
+            },
+            schema_json(&self.schema)
+        )?;
+        Ok(())
+    }
+
+    /// The summary as text, laid out as the report of one file.
+    fn write_text(&self, stdout: &mut dyn Write) -> CmdResult {
+        writeln!(
+            stdout,
+            "files:       {}, {} bytes stored, {} bytes of frames",
+            self.files, self.stored_bytes, self.frame_bytes
+        )?;
+        let one = self.formats.len() == 1;
+        for (i, ((framing, _, container, payload), n)) in self.formats.iter().enumerate() {
+            let label = if i == 0 { "format:" } else { "" };
+            let count = if one {
+                String::new()
+            } else {
+                format!("{n} {}: ", if *n == 1 { "file" } else { "files" })
+            };
+            writeln!(
+                stdout,
+                "{label:<13}{count}{framing} frames, {container}, {payload} payloads"
+            )?;
+        }
+        writeln!(
+            stdout,
+            "records:     {} (per file: min {} / mean {:.1} / max {})",
+            self.records.sum,
+            self.records.min(),
+            self.records.mean(),
+            self.records.max
+        )?;
+        write_sizes(
+            stdout,
+            &self.sizes,
+            &self.pads,
+            self.frame_bytes,
+            "the frames",
+        )?;
+        if let Some((file, id, f)) = &self.first_unknown {
+            writeln!(
+                stdout,
+                "unknown:     {} {} fields their message does not have (first: field {}, wire type {}, in {file} record {id})",
+                self.unknown,
+                if self.unknown == 1 { "record holds" } else { "records hold" },
+                f.number,
+                f.wire_type as u8
+            )?;
+        }
+        if !self.features {
+            return Ok(());
+        }
+        write_schema(stdout, &self.schema, self.lists)
+    }
+}
+
 /// Runs `inspect --spec`: one spec inferred from every record of all the
 /// files, printed as `format` says; the inference's notes on stderr.
-pub(super) fn inspect_spec(
+fn inspect_spec(
     files: &[PathBuf],
     read: &ReadArgs,
     format: SpecFormat,

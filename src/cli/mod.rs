@@ -8,12 +8,18 @@
 
 mod args;
 mod bench;
+mod cat;
+mod decode;
+mod dump;
 mod export;
 mod gz;
 mod indexed;
+mod indexing;
+mod inputs;
 mod inspect;
 mod payload;
 mod progress;
+mod verify;
 mod write;
 
 use std::ffi::OsString;
@@ -22,14 +28,15 @@ use std::path::Path;
 
 use clap::Parser;
 
-pub use args::{CatArgs, Cli, Command, ExportFormat, ReadArgs, SpecFormat, WriteArgs};
+pub use args::{
+    BenchCommand, CatArgs, CatCommand, Cli, Command, ConvertCommand, CountCommand, DecodeCommand,
+    DumpCommand, EncodeCommand, ExportCommand, ExportFormat, GetCommand, IndexCommand,
+    InspectCommand, OrderCommand, PackCommand, ReadArgs, SpecFormat, VerifyCommand, WriteArgs,
+};
 
-use crate::error::{Error, ErrorKind};
-use crate::frame::{ErrorPolicy, Framing, ReadOptions, Record};
-use crate::index::IndexFormat;
-use crate::io::{Compression, OpenOptions, Source};
-use crate::json;
-use crate::view::PayloadKind;
+use crate::error::Error;
+use crate::frame::{ErrorPolicy, ReadOptions, Record};
+use crate::io::{OpenOptions, Source};
 
 /// Exit status: success.
 pub const EXIT_OK: i32 = 0;
@@ -93,10 +100,9 @@ where
             return code;
         }
     };
-    let result = match no_index_among(cli.command.record_files()) {
-        Err(e) => Err(e),
-        Ok(()) => dispatch(cli.command, stdout, stderr),
-    };
+    let mut command = cli.command;
+    let result = inputs::pass_over_index_files(&mut command, stderr)
+        .and_then(|()| dispatch(command, stdout, stderr));
     let code = match result {
         Ok(()) => EXIT_OK,
         Err(Failure::Data) => EXIT_DATA,
@@ -114,215 +120,25 @@ where
     code
 }
 
-/// Runs one parsed command.
+/// Runs one parsed command: one call per command, each in its own module.
 fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
     match command {
-        Command::Cat {
-            files,
-            read,
-            options,
-        } => cat(&files, &read, &options, stdout, stderr),
-        Command::Decode {
-            file,
-            payload,
-            strict,
-        } => decode(file.as_deref(), payload, strict, stdout),
-        Command::Dump {
-            files,
-            record,
-            read,
-        } => each_file(&files, |file| dump(file, record, &read, stdout, stderr)),
-        Command::Verify { files, read } => verify(&files, &read, stdout, stderr),
-        Command::Count { files, read, index } => {
-            indexed::count(&files, &read, index.as_deref(), stdout, stderr)
-        }
-        Command::Index {
-            files,
-            read,
-            format,
-            out,
-            spacing,
-        } => {
-            if out.is_some() && files.len() > 1 {
-                return Err(Failure::Usage("--out goes with a single file".into()));
-            }
-            each_file(&files, |file| {
-                let out = out.as_deref();
-                if format == IndexFormat::Native && gz::is_compressed(file, &read) {
-                    gz::index(file, &read, spacing, out, stderr)
-                } else {
-                    indexed::index(file, &read, format, out, stdout, stderr)
-                }
-            })
-        }
-        Command::Order {
-            files,
-            read,
-            index,
-            mode,
-            seed,
-            epoch,
-            rank,
-            world,
-            worker,
-            workers,
-            page_size,
-            window,
-            tail,
-        } => {
-            let spec = crate::order::OrderSpec {
-                mode: mode.mode(page_size, window),
-                seed,
-                rank,
-                world,
-                worker,
-                workers,
-                tail,
-            };
-            indexed::order(&files, &read, index.as_deref(), spec, epoch, stdout, stderr)
-        }
-        Command::Get {
-            file,
-            ids,
-            ids_file,
-            read,
-            index,
-            features,
-        } => {
-            let (ids, more): (Vec<String>, Vec<String>) =
-                ids.into_iter().partition(|a| args::is_id_word(a));
-            if ids.is_empty() && ids_file.is_none() {
-                return Err(Failure::Usage(
-                    "no record ids: give them after the files, with --ids-file, or - for stdin"
-                        .into(),
-                ));
-            }
-            let files: Vec<std::path::PathBuf> = std::iter::once(file)
-                .chain(more.into_iter().map(std::path::PathBuf::from))
-                .collect();
-            // Plain and compressed files alike, each through its index.
-            indexed::get(
-                &files,
-                &indexed::record_ids(&ids, ids_file.as_deref())?,
-                &read,
-                index.as_deref(),
-                features,
-                stdout,
-                stderr,
-            )
-        }
-        Command::Encode {
-            input,
-            output,
-            payload,
-            sorted,
-        } => write::encode(
-            input.as_deref(),
-            output.as_deref(),
-            payload,
-            sorted,
-            stdout,
-            stderr,
-        ),
-        Command::Pack {
-            input,
-            output,
-            framing,
-            payload,
-            compression,
-            sorted,
-            pad_to_page,
-            gzip_blocks,
-        } => write::pack(
-            &input,
-            &output,
-            write::PackOptions {
-                framing,
-                payload,
-                compression,
-                sorted,
-                pad_to_page,
-                gzip_blocks,
-            },
-            stdout,
-            stderr,
-        ),
-        Command::Convert {
-            input,
-            output,
-            read,
-            out_framing,
-            out_payload,
-            write: w,
-            narrow_doubles,
-            widen_int32,
-        } => write::convert(
-            &input,
-            &output,
-            &read,
-            out_framing,
-            out_payload,
-            &w,
-            narrow_doubles,
-            widen_int32,
-            stdout,
-            stderr,
-        ),
-        Command::Inspect {
-            files,
-            read,
-            spec: true,
-            spec_format,
-            ..
-        } => inspect::inspect_spec(&files, &read, spec_format, stdout, stderr),
-        Command::Inspect {
-            files, read, json, ..
-        } => each_file(&files, |file| {
-            inspect::inspect(file, &read, json, stdout, stderr)
+        Command::Cat(c) => cat::cat(&c.files, &c.read, &c.options, stdout, stderr),
+        Command::Decode(c) => decode::decode(c.file.as_deref(), c.payload, c.strict, stdout),
+        Command::Dump(c) => each_file(&c.files, |file| {
+            dump::dump(file, c.record, &c.read, stdout, stderr)
         }),
-        Command::Export {
-            inputs,
-            out,
-            spec,
-            format,
-            batch_size,
-            threads,
-            force,
-            read,
-        } => export::export(
-            &export::ExportOptions {
-                inputs: &inputs,
-                out: &out,
-                spec: &spec,
-                format,
-                batch_size: usize::try_from(batch_size).unwrap_or(usize::MAX),
-                threads: threads.map(|t| usize::try_from(t).unwrap_or(1)),
-                force,
-                read: &read,
-            },
-            stderr,
-        ),
-        Command::Bench {
-            file,
-            read,
-            index,
-            passes,
-            samples,
-            seed,
-            json,
-        } => bench::bench(
-            &file,
-            &read,
-            &bench::BenchOptions {
-                index: index.as_deref(),
-                passes,
-                samples,
-                seed,
-                json,
-            },
-            stdout,
-            stderr,
-        ),
+        Command::Verify(c) => verify::verify(&c.files, &c.read, stdout, stderr),
+        Command::Count(c) => indexed::count(&c.files, &c.read, c.index.as_deref(), stdout, stderr),
+        Command::Index(c) => indexing::index(&c, stdout, stderr),
+        Command::Get(c) => indexing::get(c, stdout, stderr),
+        Command::Order(c) => indexing::order(&c, stdout, stderr),
+        Command::Inspect(c) => inspect::run(&c, stdout, stderr),
+        Command::Encode(c) => write::encode(&c, stdout, stderr),
+        Command::Pack(c) => write::pack(c, stdout, stderr),
+        Command::Convert(c) => write::convert(&c, stdout, stderr),
+        Command::Export(c) => export::run(&c, stderr),
+        Command::Bench(c) => bench::run(&c, stdout, stderr),
     }
 }
 
@@ -332,24 +148,6 @@ fn each_file(
     mut command: impl FnMut(&Path) -> CmdResult,
 ) -> CmdResult {
     files.iter().try_for_each(|file| command(file))
-}
-
-/// Refuses an index file given where a record file is expected, naming it
-/// and its format (an index of a dataset's files is easy to catch in a
-/// shell glob such as `train-*`).
-fn no_index_among<'p>(files: impl IntoIterator<Item = &'p Path>) -> Result<(), Failure> {
-    for path in files {
-        if path == Path::new("-") {
-            continue;
-        }
-        if let Some(format) = crate::index::index_file_at(path) {
-            return Err(Failure::Usage(format!(
-                "{}: this is an index file ({format}), not a record file; give an index with --index",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// The next record of a walk that stops at the first error: the error is
@@ -391,235 +189,8 @@ impl ReadArgs {
     }
 }
 
-/// Says on stderr why a skipping walk stopped early, if it did.
-/// Whether it did.
-fn gave_up(source: &Source, max_errors: Option<u64>, stderr: &mut dyn Write) -> bool {
-    if let Some(max) = max_errors {
-        if source.errors() >= max {
-            let _ = writeln!(
-                stderr,
-                "{}: gave up after {} errors (--max-errors {max})",
-                source.name(),
-                source.errors()
-            );
-            return true;
-        }
-    }
-    false
-}
-
-fn cat(
-    files: &[std::path::PathBuf],
-    read: &ReadArgs,
-    o: &CatArgs,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
-    let policy = match o.on_error {
-        ErrorPolicy::Fail => ErrorPolicy::Fail,
-        ErrorPolicy::Skip { .. } => ErrorPolicy::Skip {
-            max_errors: o.max_errors,
-        },
-    };
-    let filter: Option<Vec<Vec<u8>>> = o
-        .features
-        .clone()
-        .map(|v| v.into_iter().map(String::into_bytes).collect());
-    let mut found = vec![false; filter.as_ref().map_or(0, Vec::len)];
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
-    let mut skipped = 0u64;
-    let mut position = Position {
-        to_skip: o.skip,
-        left: o.limit,
-    };
-    for path in files {
-        if position.left == Some(0) {
-            break;
-        }
-        let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
-        let mut notes = payload::Notes::new(chosen);
-        let walk = CatWalk {
-            payload: chosen.kind,
-            strict: read.strict,
-            on_error: o.on_error,
-            max_errors: o.max_errors,
-            filter: filter.as_deref(),
-            with_id: o.with_id,
-        };
-        let r = walk.file(
-            &mut source,
-            &mut out,
-            &mut notes,
-            &mut position,
-            &mut found,
-            stderr,
-        );
-        // Once per file, however the walk ended (a closed output too).
-        notes.finish(source.name(), stderr);
-        skipped += r?;
-    }
-    out.flush()?;
-    let mut missing = false;
-    for (name, seen) in o.features.iter().flatten().zip(&found) {
-        if !seen {
-            missing = true;
-            let _ = writeln!(
-                stderr,
-                "{}: no record printed has a feature named {}",
-                if read.strict {
-                    "error[usage_error]"
-                } else {
-                    "note"
-                },
-                crate::names::quoted(name.as_bytes())
-            );
-        }
-    }
-    // Damage is reported with exit 1 in skip mode too: a script learns from
-    // the status that records were passed over.
-    if skipped > 0 || (missing && read.strict) {
-        return Err(Failure::Data);
-    }
-    Ok(())
-}
-
-/// Where `cat` is in the records of all its files: how many to pass over,
-/// how many more to print.
-struct Position {
-    to_skip: u64,
-    left: Option<u64>,
-}
-
-/// How `cat` prints the records of one file.
-struct CatWalk<'f> {
-    payload: PayloadKind,
-    strict: bool,
-    on_error: ErrorPolicy,
-    max_errors: Option<u64>,
-    filter: Option<&'f [Vec<u8>]>,
-    with_id: bool,
-}
-
-impl CatWalk<'_> {
-    /// Prints the records of `source`; returns the number of errors that
-    /// were reported and skipped.
-    fn file(
-        &self,
-        source: &mut Source,
-        out: &mut dyn Write,
-        notes: &mut payload::Notes,
-        position: &mut Position,
-        found: &mut [bool],
-        stderr: &mut dyn Write,
-    ) -> Result<u64, Failure> {
-        let mut line = Vec::with_capacity(1 << 12);
-        let mut skipped = 0u64;
-        let mut decode_errors = 0u64;
-        let progress = progress::Progress::over("reading", source);
-        loop {
-            if position.left == Some(0) {
-                break;
-            }
-            let item = source.next_record();
-            let err = match item {
-                None => break,
-                Some(Ok(_)) if position.to_skip > 0 => {
-                    position.to_skip -= 1;
-                    continue;
-                }
-                Some(Ok(record)) => {
-                    line.clear();
-                    if self.with_id {
-                        line.extend_from_slice(record.file.map_or(&b""[..], |f| f.as_bytes()));
-                        line.push(b'\t');
-                        // Into the reused line: no allocation per record.
-                        let _ = write!(line, "{}", record.id);
-                        line.push(b'\t');
-                    }
-                    if let Some(filter) = self.filter {
-                        mark_found(self.payload, &record, filter, found);
-                    }
-                    match json::write_record(
-                        &mut line,
-                        self.payload,
-                        record.data,
-                        record.data_offset,
-                        self.strict,
-                        self.filter,
-                    ) {
-                        Ok(()) => {
-                            notes.record(record.id, record.data, record.data_offset);
-                            line.push(b'\n');
-                            out.write_all(&line)?;
-                            progress.update(record.end);
-                            if let Some(left) = &mut position.left {
-                                *left -= 1;
-                            }
-                            continue;
-                        }
-                        Err(e) => {
-                            notes.bad(record.id);
-                            let err = Error::from(e).with_record(record.id);
-                            decode_errors += 1;
-                            err
-                        }
-                    }
-                }
-                Some(Err(e)) => e,
-            };
-            let err = if err.file().is_none() {
-                err.with_file(source.name())
-            } else {
-                err
-            };
-            skipped += 1;
-            out.flush()?;
-            report(stderr, &err);
-            if self.on_error == ErrorPolicy::Fail {
-                return Err(Failure::Data);
-            }
-            if matches!(err.kind(), ErrorKind::Decode(_)) {
-                if self
-                    .max_errors
-                    .is_some_and(|m| decode_errors + source.errors() >= m)
-                {
-                    let _ = writeln!(
-                        stderr,
-                        "{}: gave up after {} errors",
-                        source.name(),
-                        decode_errors + source.errors()
-                    );
-                    return Err(Failure::Data);
-                }
-            } else if let Some((start, end)) = source.skipped() {
-                let _ = writeln!(stderr, "{}: skipped bytes {start}..{end}", source.name());
-            }
-        }
-        if gave_up(source, self.max_errors, stderr) {
-            return Err(Failure::Data);
-        }
-        Ok(skipped)
-    }
-}
-
-/// Marks the names of `filter` that `record` has (as a feature, or a
-/// SequenceExample's feature list).
-fn mark_found(kind: PayloadKind, record: &Record<'_>, filter: &[Vec<u8>], found: &mut [bool]) {
-    let payload = crate::view::PayloadRef::new(kind, record.data, record.data_offset);
-    for (name, seen) in filter.iter().zip(found.iter_mut()) {
-        if *seen {
-            continue;
-        }
-        let in_features = payload
-            .features()
-            .is_some_and(|f| f.get(name).ok().flatten().is_some());
-        let in_lists = payload
-            .feature_lists()
-            .is_some_and(|l| l.get(name).ok().flatten().is_some());
-        *seen = in_features || in_lists;
-    }
-}
-
+/// The bytes of `file`, or of stdin when it is `None` or `-`, and the name
+/// to show for them.
 pub(crate) fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failure> {
     let mut buf = Vec::new();
     match file {
@@ -638,191 +209,4 @@ pub(crate) fn read_input(file: Option<&Path>) -> Result<(Vec<u8>, String), Failu
             Ok((buf, name))
         }
     }
-}
-
-fn decode(
-    file: Option<&Path>,
-    payload: PayloadKind,
-    strict: bool,
-    stdout: &mut dyn Write,
-) -> CmdResult {
-    let (bytes, name) = read_input(file)?;
-    let mut line = Vec::new();
-    match json::write_record(&mut line, payload, &bytes, 0, strict, None) {
-        Ok(()) => {
-            line.push(b'\n');
-            stdout.write_all(&line)?;
-            Ok(())
-        }
-        Err(e) => Err(Failure::Fatal(Error::from(e).with_file(name), EXIT_DATA)),
-    }
-}
-
-fn dump(
-    path: &Path,
-    only: Option<u64>,
-    read: &ReadArgs,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
-    use std::fmt::Write as _;
-    let (mut source, chosen) = read.open_with_payload(path, ErrorPolicy::Fail, stderr)?;
-    let framing = source.framing();
-    let payload = chosen.kind;
-    let _ = writeln!(
-        stdout,
-        "# {}: {} frames{}, {} payloads",
-        source.name(),
-        framing.name(),
-        match source.compression() {
-            Compression::None | Compression::Auto => String::new(),
-            c => format!(
-                " in a {} stream (offsets are in the decompressed stream)",
-                c.name()
-            ),
-        },
-        payload.name()
-    );
-    let mut text = String::new();
-    let mut found = false;
-    while let Some(record) = next_or_fail(&mut source, stderr)? {
-        if only.is_some_and(|n| n != record.id) {
-            continue;
-        }
-        found = true;
-        text.clear();
-        let len = record.data.len() as u64;
-        let _ = writeln!(
-            text,
-            "\n# record {} at byte {}: {} bytes of data at byte {}",
-            record.id, record.offset, len, record.data_offset
-        );
-        let le = len.to_le_bytes();
-        let hex = |b: &[u8]| {
-            b.iter()
-                .map(|x| format!("{x:02x}"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let _ = writeln!(text, "{:08x}  {:<23} length {len}", record.offset, hex(&le));
-        if framing == Framing::TfRecord {
-            let _ = writeln!(
-                text,
-                "{:08x}  {:<23} length crc {:#010x}",
-                record.offset + 8,
-                hex(&crate::frame::masked_crc32c(&le).to_le_bytes()),
-                crate::frame::masked_crc32c(&le)
-            );
-        }
-        let r = crate::dump::dump_payload(&mut text, payload, record.data, record.data_offset);
-        if framing == Framing::TfRecord {
-            let crc = crate::frame::masked_crc32c(record.data);
-            let _ = writeln!(
-                text,
-                "{:08x}  {:<23} data crc {:#010x}",
-                record.data_offset + len,
-                hex(&crc.to_le_bytes()),
-                crc
-            );
-        }
-        stdout.write_all(text.as_bytes())?;
-        if let Err(e) = r {
-            report(stderr, &record.context(e));
-            return Err(Failure::Data);
-        }
-        if only.is_some() {
-            break;
-        }
-    }
-    if let Some(n) = only {
-        if !found {
-            return Err(Failure::Usage(format!(
-                "{}: no record {n} (the file has {} records)",
-                source.name(),
-                source.next_id()
-            )));
-        }
-    }
-    Ok(())
-}
-
-fn verify(
-    files: &[std::path::PathBuf],
-    read: &ReadArgs,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
-    let mut bad = false;
-    for path in files {
-        // Pad frames are seen, to be counted.
-        let mut open = read.open_options(ErrorPolicy::Skip { max_errors: None });
-        open.read.skip_pads = false;
-        let (mut source, chosen) = read.open_payload(path, &open, stderr)?;
-        let mut notes = payload::Notes::new(chosen);
-        let r = verify_file(&mut source, chosen.kind, read.strict, &mut notes, stdout);
-        notes.finish(source.name(), stderr);
-        let (ok, problems, pads) = r?;
-        if problems > 0 {
-            bad = true;
-        }
-        let padding = if pads > 0 {
-            format!(
-                ", {pads} pad frame{} (recordwire passes over them; other readers see empty records)",
-                if pads == 1 { "" } else { "s" }
-            )
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            stderr,
-            "{}: {ok} valid record{}, {problems} problem{}{padding}",
-            source.name(),
-            if ok == 1 { "" } else { "s" },
-            if problems == 1 { "" } else { "s" }
-        );
-    }
-    if bad {
-        Err(Failure::Data)
-    } else {
-        Ok(())
-    }
-}
-
-/// Checks every record of `source`, printing one line per problem; returns
-/// the numbers of valid records, of problems and of pad frames.
-fn verify_file(
-    source: &mut Source,
-    payload: PayloadKind,
-    strict: bool,
-    notes: &mut payload::Notes,
-    stdout: &mut dyn Write,
-) -> Result<(u64, u64, u64), Failure> {
-    let options = crate::view::DecodeOptions { strict };
-    let (mut ok, mut problems, mut pads) = (0u64, 0u64, 0u64);
-    let progress = progress::Progress::over("verifying", source);
-    loop {
-        let problem = match source.next_record() {
-            None => break,
-            Some(Ok(record)) if crate::frame::is_pad(record.data) => {
-                pads += 1;
-                continue;
-            }
-            Some(Ok(record)) => match payload.validate(record.data, record.data_offset, options) {
-                Ok(()) => {
-                    progress.update(record.end);
-                    notes.record(record.id, record.data, record.data_offset);
-                    ok += 1;
-                    continue;
-                }
-                Err(e) => {
-                    notes.bad(record.id);
-                    record.context(e)
-                }
-            },
-            Some(Err(e)) => e,
-        };
-        problems += 1;
-        writeln!(stdout, "error{problem}")?;
-    }
-    Ok((ok, problems, pads))
 }

@@ -5,7 +5,8 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use super::{
-    next_or_fail, read_input, report, CmdResult, Failure, ReadArgs, WriteArgs, EXIT_USAGE,
+    next_or_fail, read_input, report, CmdResult, ConvertCommand, EncodeCommand, Failure,
+    PackCommand, EXIT_USAGE,
 };
 use crate::encode::{
     feature_from_view, rewrite_features, EncodeError, Feature, Message, RecordWriter, Rewrite,
@@ -160,14 +161,14 @@ fn write_failure(path: &Path, e: io::Error) -> Failure {
     )
 }
 
+/// Runs `encode`.
 pub(super) fn encode(
-    input: Option<&Path>,
-    output: Option<&Path>,
-    payload: PayloadKind,
-    sorted: bool,
+    c: &EncodeCommand,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
+    let (input, output) = (c.input.as_deref(), c.output.as_deref());
+    let (payload, sorted) = (c.payload, c.sorted);
     let (text, name) = read_input(input)?;
     let mut m = message_from_json(payload, &text)
         .map_err(|e| input_error(stderr, "invalid_json", &name, None, &e.to_string()))?;
@@ -195,31 +196,19 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     })
 }
 
-/// The options of `pack`.
-pub(super) struct PackOptions {
-    pub(super) framing: Option<Auto<Framing>>,
-    pub(super) payload: Option<PayloadKind>,
-    pub(super) compression: Option<Compression>,
-    pub(super) sorted: bool,
-    pub(super) pad_to_page: Option<u64>,
-    pub(super) gzip_blocks: Option<u64>,
-}
-
-pub(super) fn pack(
-    input: &Path,
-    output: &Path,
-    o: PackOptions,
-    stdout: &mut dyn Write,
-    stderr: &mut dyn Write,
-) -> CmdResult {
-    let PackOptions {
+/// Runs `pack`.
+pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
+    let PackCommand {
+        input,
+        output,
         framing,
         payload,
         compression,
         sorted,
         pad_to_page,
         gzip_blocks,
-    } = o;
+    } = c;
+    let (input, output) = (input.as_path(), output.as_path());
     let framing = output_framing(
         framing.and_then(Auto::get),
         payload,
@@ -472,19 +461,25 @@ impl From<EncodeError> for ConvertError {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Runs `convert`.
 pub(super) fn convert(
-    input: &Path,
-    output: &Path,
-    read: &ReadArgs,
-    out_framing: Option<Auto<Framing>>,
-    out_payload: Option<PayloadKind>,
-    write: &WriteArgs,
-    narrow_doubles: bool,
-    widen_int32: bool,
+    c: &ConvertCommand,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
+    let ConvertCommand {
+        input,
+        output,
+        read,
+        out_framing,
+        out_payload,
+        write,
+        narrow_doubles,
+        widen_int32,
+    } = c;
+    let (input, output) = (input.as_path(), output.as_path());
+    let (out_framing, out_payload) = (*out_framing, *out_payload);
+    let (narrow_doubles, widen_int32) = (*narrow_doubles, *widen_int32);
     let (mut source, chosen) = read.open_with_payload(input, ErrorPolicy::Fail, stderr)?;
     let name = source.name().to_string();
     let from = chosen.kind;

@@ -1,5 +1,5 @@
-//! `inspect`, `dump` and `index` take several files, as `cat`, `verify` and
-//! `count` do: the same output as one run per file, in order.
+//! `inspect --per-file`, `dump` and `index` take several files, as `cat`,
+//! `verify` and `count` do: the same output as one run per file, in order.
 
 #![allow(clippy::unwrap_used)]
 
@@ -17,8 +17,8 @@ fn out(args: &[&str]) -> String {
 #[test]
 fn inspect_and_dump_take_several_files() {
     for command in [
-        &["inspect"][..],
-        &["inspect", "--json"],
+        &["inspect", "--per-file"][..],
+        &["inspect", "--per-file", "--json"],
         &["dump", "--record", "1"],
     ] {
         let one = |file| out(&[command, &[file]].concat());

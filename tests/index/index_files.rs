@@ -88,17 +88,32 @@ fn index_files_are_told_apart_from_record_files() {
 }
 
 #[test]
-fn the_command_line_names_an_index_file_given_as_a_record_file() {
+fn the_command_line_names_an_index_file_given_as_a_record_file_or_passes_over_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let shards = dataset_with_indexes(dir.path());
     let idx = dir.path().join("train-0.idx");
     for command in ["count", "cat", "verify"] {
-        let (code, out, err) = run(&[command, s(&shards[0]), s(&idx)]);
+        // Alone, it is refused.
+        let (code, out, err) = run(&[command, s(&idx)]);
         assert_eq!(code, 2, "{command}: {out}{err}");
         assert_eq!(
             err.trim_end(),
             format!(
                 "error[usage_error]: {}: this is an index file (dali), not a record file; give an index with --index",
+                idx.display()
+            ),
+            "{command}"
+        );
+        // Beside a record file (as a shell glob gives it), it is passed
+        // over with a note.
+        let (code, out, err) = run(&[command, s(&shards[0]), s(&idx)]);
+        let (code_alone, out_alone, err_alone) = run(&[command, s(&shards[0])]);
+        assert_eq!((code, code_alone), (0, 0), "{command}: {err}");
+        assert_eq!(out, out_alone, "{command}");
+        assert_eq!(
+            err,
+            format!(
+                "note: passing over {}: an index file (dali), not a record file\n{err_alone}",
                 idx.display()
             ),
             "{command}"

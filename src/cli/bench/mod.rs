@@ -74,7 +74,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::indexed::{data_or_fatal, open_shard};
-use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
+use super::{report, BenchCommand, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
 use crate::index::Shard;
@@ -122,8 +122,25 @@ pub(super) struct BenchOptions<'a> {
     pub json: bool,
 }
 
+/// Runs `bench` as the command line gave it.
+pub(super) fn run(c: &BenchCommand, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
+    bench(
+        &c.file,
+        &c.read,
+        &BenchOptions {
+            index: c.index.as_deref(),
+            passes: c.passes,
+            samples: c.samples,
+            seed: c.seed,
+            json: c.json,
+        },
+        stdout,
+        stderr,
+    )
+}
+
 /// Runs `bench` on one file.
-pub(super) fn bench(
+fn bench(
     path: &Path,
     read: &ReadArgs,
     opts: &BenchOptions<'_>,

@@ -1,0 +1,113 @@
+//! The record files a command was given, with the index files among them
+//! passed over: a shell glob such as `data/*` also picks up the sidecars
+//! (`FILE.rwindex`) that `recordwire index` wrote beside the data.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{args, Command, Failure, GetCommand};
+use crate::index::IndexFormat;
+
+/// Passes over the index files (of any format) among the record files of
+/// `command` when it is given other record files too, with a note on stderr
+/// for each; an index file with no record file beside it (given alone, or
+/// among index files only) is a usage error that names it.
+pub(super) fn pass_over_index_files(
+    command: &mut Command,
+    stderr: &mut dyn Write,
+) -> Result<(), Failure> {
+    match command {
+        Command::Cat(c) => keep_record_files(&mut c.files, stderr),
+        Command::Dump(c) => keep_record_files(&mut c.files, stderr),
+        Command::Verify(c) => keep_record_files(&mut c.files, stderr),
+        Command::Count(c) => keep_record_files(&mut c.files, stderr),
+        Command::Index(c) => keep_record_files(&mut c.files, stderr),
+        Command::Order(c) => keep_record_files(&mut c.files, stderr),
+        Command::Inspect(c) => keep_record_files(&mut c.files, stderr),
+        Command::Export(c) => keep_record_files(&mut c.inputs, stderr),
+        Command::Get(c) => keep_get_files(c, stderr),
+        Command::Bench(c) => refuse_index(&c.file),
+        Command::Convert(c) => refuse_index(&c.input),
+        Command::Decode(_) | Command::Encode(_) | Command::Pack(_) => Ok(()),
+    }
+}
+
+/// The format of `path` when it is an index file (stdin never is).
+fn index_format(path: &Path) -> Option<IndexFormat> {
+    if path == Path::new("-") {
+        None
+    } else {
+        crate::index::index_file_at(path)
+    }
+}
+
+/// The usage error for an index file given where a record file belongs.
+fn not_a_record_file(path: &Path, format: IndexFormat) -> Failure {
+    Failure::Usage(format!(
+        "{}: this is an index file ({format}), not a record file; give an index with --index",
+        path.display()
+    ))
+}
+
+fn note_passing_over(path: &Path, format: IndexFormat, stderr: &mut dyn Write) {
+    let _ = writeln!(
+        stderr,
+        "note: passing over {}: an index file ({format}), not a record file",
+        path.display()
+    );
+}
+
+/// Refuses `path` when it is an index file.
+fn refuse_index(path: &Path) -> Result<(), Failure> {
+    match index_format(path) {
+        Some(format) => Err(not_a_record_file(path, format)),
+        None => Ok(()),
+    }
+}
+
+/// Removes the index files from `files` when a record file is left.
+fn keep_record_files(files: &mut Vec<PathBuf>, stderr: &mut dyn Write) -> Result<(), Failure> {
+    let formats: Vec<Option<IndexFormat>> = files.iter().map(|f| index_format(f)).collect();
+    if formats.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    if formats.iter().all(Option::is_some) {
+        if let (Some(path), Some(Some(format))) = (files.first(), formats.first()) {
+            return Err(not_a_record_file(path, *format));
+        }
+    }
+    for (path, format) in std::mem::take(files).into_iter().zip(formats) {
+        match format {
+            Some(format) => note_passing_over(&path, format, stderr),
+            None => files.push(path),
+        }
+    }
+    Ok(())
+}
+
+/// [`keep_record_files`] for `get`, whose record files are its first
+/// argument and those of the others that are not ids.
+fn keep_get_files(c: &mut GetCommand, stderr: &mut dyn Write) -> Result<(), Failure> {
+    let is_file = |word: &String| !args::is_id_word(word);
+    let mut files: Vec<PathBuf> = std::iter::once(c.file.clone())
+        .chain(c.ids.iter().filter(|w| is_file(w)).map(PathBuf::from))
+        .collect();
+    let given = files.len();
+    keep_record_files(&mut files, stderr)?;
+    if files.len() == given {
+        return Ok(());
+    }
+    let mut files = files.into_iter();
+    if let Some(first) = files.next() {
+        c.file = first;
+    }
+    // The others came from `ids`, as text: back to text without loss.
+    let ids = std::mem::take(&mut c.ids)
+        .into_iter()
+        .filter(|w| !is_file(w));
+    c.ids = files
+        .map(|f| f.to_string_lossy().into_owned())
+        .chain(ids)
+        .collect();
+    Ok(())
+}
