@@ -62,11 +62,23 @@ def to_torch(column: Any, in_worker: bool = False) -> Any:
     return column
 
 
+def _portable(value: Any) -> Any:
+    """``value`` with its memoryviews as ``bytes``, at any depth (the frames
+    of a SequenceExample's feature lists are lists of values)."""
+    if isinstance(value, memoryview):
+        return bytes(value)
+    if isinstance(value, list):
+        return [_portable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _portable(v) for k, v in value.items()}
+    return value
+
+
 def _record(record: Dict[str, Any]) -> Dict[str, Any]:
     """A record dict as it can leave a DataLoader worker (see ``to_torch``)."""
     if get_worker_info() is None:
         return record
-    return {k: to_torch(v, True) if isinstance(v, list) else v for k, v in record.items()}
+    return _portable(record)
 
 
 def _spec_text(spec: Any) -> Any:
