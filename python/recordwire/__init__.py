@@ -8,7 +8,17 @@ imports its framework only when imported).
 
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
 from recordwire._dataset import Cursor, Dataset, GzDataset
-from recordwire._native import Error, Order, PanicError, Spec, Writer, __version__
+from recordwire._native import (
+    Error,
+    IoError,
+    NotFoundError,
+    Order,
+    PanicError,
+    PermissionDeniedError,
+    Spec,
+    Writer,
+    __version__,
+)
 from recordwire._spec import FixedLen, FixedLenSequence, VarLen, spec_json
 
 
@@ -27,9 +37,12 @@ __all__ = [
     "FixedLen",
     "GzDataset",
     "FixedLenSequence",
+    "IoError",
+    "NotFoundError",
     "Order",
     "Padded",
     "PanicError",
+    "PermissionDeniedError",
     "Ragged",
     "RaggedFrames",
     "Sparse",

@@ -17,7 +17,7 @@ use recordwire::frame::Framing;
 use recordwire::io::Compression;
 use recordwire::view::PayloadKind;
 
-use crate::errors::{guard, new_error};
+use crate::errors::{from_io, guard, new_error};
 
 /// A record file being written.
 #[pyclass(frozen, module = "recordwire._native")]
@@ -30,15 +30,7 @@ pub struct Writer {
 }
 
 fn io_error(py: Python<'_>, path: &std::path::Path, e: std::io::Error) -> PyErr {
-    let name = path.display().to_string();
-    new_error(
-        py,
-        "io_error",
-        format!("{name}: {e}"),
-        Some(&name),
-        None,
-        None,
-    )
+    from_io(py, &e, Some(&path.display().to_string()))
 }
 
 /// The bytes of a bytes-like value (`bytes`, `bytearray`, `memoryview`, or
