@@ -19,7 +19,7 @@ class DataSource:
     as ``bytes`` (``raw=True``; a copy, as Grain hands records across
     processes)."""
 
-    def __init__(self, paths: Any, raw: bool = False, **open_args: Any) -> None:
+    def __init__(self, paths: Any, *, raw: bool = False, **open_args: Any) -> None:
         self._lazy = Lazy(paths, **open_args)
         self._raw = raw
 

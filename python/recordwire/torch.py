@@ -94,7 +94,9 @@ class MapDataset(_TorchDataset):
     when given), or, with ``spec``, the record decoded by it (a batch of one,
     tensors)."""
 
-    def __init__(self, paths: Any, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any) -> None:
+    def __init__(
+        self, paths: Any, *, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any
+    ) -> None:
         self._lazy = Lazy(paths, **open_args)
         self._spec_text = _spec_text(spec)
         self._transform = transform
@@ -117,6 +119,7 @@ class DistributedSampler(_TorchSampler):
     def __init__(
         self,
         dataset: Union[MapDataset, Dataset],
+        *,
         mode: str = "shuffle",
         seed: int = 0,
         rank: Optional[int] = None,
@@ -154,6 +157,7 @@ class IterableDataset(_TorchIterable):
     def __init__(
         self,
         paths: Any,
+        *,
         spec: Any = None,
         batch_size: Optional[int] = None,
         mode: str = "shuffle",

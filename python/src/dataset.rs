@@ -106,7 +106,7 @@ pub(crate) fn record_id(i: i64, len: u64) -> PyResult<u64> {
 #[pymethods]
 impl Dataset {
     #[new]
-    #[pyo3(signature = (paths, index=None, framing="auto", payload="auto", verify_crc=true))]
+    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true))]
     fn new(
         py: Python<'_>,
         paths: &Bound<'_, PyAny>,
@@ -203,7 +203,7 @@ impl Dataset {
     /// Records `ids`, read in file-offset order (each file's records in one
     /// forward sweep), returned in request order: dicts as `ds[i]`, or the
     /// payloads as memoryviews with `raw=True`.
-    #[pyo3(signature = (ids, raw=false))]
+    #[pyo3(signature = (ids, *, raw=false))]
     fn get_many<'py>(
         &self,
         py: Python<'py>,
@@ -232,7 +232,7 @@ impl Dataset {
     /// text, or that JSON parsed into a dict) on `threads` threads, with the
     /// GIL released: `(rows, context columns, sequence columns)`, each
     /// column a dict of its parts (see `recordwire/_columns.py`).
-    #[pyo3(signature = (ids, spec, threads=1))]
+    #[pyo3(signature = (ids, spec, *, threads=1))]
     fn _decode<'py>(
         &self,
         py: Python<'py>,
@@ -268,7 +268,7 @@ impl Dataset {
 
     /// One worker's epoch orders (see `recordwire.Dataset.order`).
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (mode="shuffle", seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
+    #[pyo3(signature = (mode="shuffle", *, seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
     fn _order(
         &self,
         py: Python<'_>,
@@ -297,8 +297,13 @@ impl Dataset {
     /// Writes each file's index: beside the file as `<file>.rwindex` (the
     /// sidecar that opening uses), or to `path` for a one-file dataset, in
     /// `format` (`native`, `dali` or `lirs`). Returns the paths written.
-    #[pyo3(signature = (path=None, format="native"))]
-    fn index(&self, py: Python<'_>, path: Option<PathBuf>, format: &str) -> PyResult<Vec<PathBuf>> {
+    #[pyo3(signature = (path=None, *, format="native"))]
+    fn write_index(
+        &self,
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        format: &str,
+    ) -> PyResult<Vec<PathBuf>> {
         guard(|| {
             let format: IndexFormat = parse_name("format", format)?;
             let shards = self.inner.shards();

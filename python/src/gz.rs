@@ -119,7 +119,7 @@ impl GzDataset {
 #[pymethods]
 impl GzDataset {
     #[new]
-    #[pyo3(signature = (paths, framing="auto", payload="auto", verify_crc=true))]
+    #[pyo3(signature = (paths, *, framing="auto", payload="auto", verify_crc=true))]
     fn new(
         py: Python<'_>,
         paths: &Bound<'_, PyAny>,
@@ -211,7 +211,7 @@ impl GzDataset {
     /// Records `ids`, read in offset order (each checkpoint span inflated
     /// once), returned in request order: dicts, or payloads as `bytes` with
     /// `raw=True`.
-    #[pyo3(signature = (ids, raw=false))]
+    #[pyo3(signature = (ids, *, raw=false))]
     fn get_many<'py>(
         &self,
         py: Python<'py>,
@@ -240,7 +240,7 @@ impl GzDataset {
     /// Decodes records `ids` by `spec` (see `recordwire.Dataset.decode`):
     /// the records are inflated (offset order), then decoded with the GIL
     /// released.
-    #[pyo3(signature = (ids, spec, threads=1))]
+    #[pyo3(signature = (ids, spec, *, threads=1))]
     fn _decode<'py>(
         &self,
         py: Python<'py>,
@@ -271,7 +271,7 @@ impl GzDataset {
     /// modes group records by pages of the decompressed streams, or, with a
     /// page size of 0, by checkpoint span (each inflated once per window).
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (mode="shuffle", seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
+    #[pyo3(signature = (mode="shuffle", *, seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
     fn _order(
         &self,
         py: Python<'_>,
@@ -299,8 +299,10 @@ impl GzDataset {
     /// Writes each file's checkpoint index beside it (`<file>.rwindex`,
     /// what opening uses), a checkpoint every `spacing` bytes of output.
     /// Returns the paths written.
-    #[pyo3(signature = (spacing=recordwire::index::DEFAULT_SPACING))]
-    fn index(&self, py: Python<'_>, spacing: u64) -> PyResult<Vec<PathBuf>> {
+    // The default spelled out for the text signature (PyO3 shows a constant
+    // as `...`); `_SPACING_IN_SIGNATURE` checks that it is the constant.
+    #[pyo3(signature = (*, spacing=recordwire::index::DEFAULT_SPACING), text_signature = "($self, *, spacing=1048576)")]
+    fn write_index(&self, py: Python<'_>, spacing: u64) -> PyResult<Vec<PathBuf>> {
         guard(|| {
             py.detach(|| {
                 let mut written = Vec::new();
@@ -331,6 +333,9 @@ impl GzDataset {
         )
     }
 }
+
+/// `write_index`'s default spacing as its text signature gives it.
+const _SPACING_IN_SIGNATURE: () = assert!(recordwire::index::DEFAULT_SPACING == 1_048_576);
 
 impl GzDataset {
     /// The payload kind, sniffed from the first records of the first

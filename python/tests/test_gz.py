@@ -55,9 +55,12 @@ def test_tensorflow_compressed_files_by_id(tmp_path, name):
         plain.order(mode="page-aware", page_size=0)
     # Written checkpoint sidecars, at several spacings, read the same.
     for spacing in [1, 4096, 1 << 30]:
-        assert ds.index(spacing) == [path.with_name(name + ".rwindex")]
+        assert ds.write_index(spacing=spacing) == [path.with_name(name + ".rwindex")]
         again = recordwire.GzDataset(str(path))
         assert [again.raw(i) for i in range(40)] == [ds.raw(i) for i in range(40)]
+    # The old name still writes them, with a warning.
+    with pytest.warns(DeprecationWarning, match="write_index"):
+        assert ds.index(4096) == [path.with_name(name + ".rwindex")]
     # Pickles as its arguments.
     clone = pickle.loads(pickle.dumps(ds))
     assert clone.raw(7) == ds.raw(7)
