@@ -3,7 +3,8 @@
 # $RECORDWIRE_VENV) with the pinned Python tools, builds the Python package
 # into it with maturin, then runs `cargo test` (whose export tests read back
 # Parquet/.npy with that venv's numpy and pyarrow), mypy over the package,
-# and pytest over python/tests. Every adapter's framework is installed, so no
+# mypy's stubtest of the stubs against the built module, and pytest over
+# python/tests. Every adapter's framework is installed, so no
 # adapter test is skipped (pytest is told to fail on a skip).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -24,6 +25,9 @@ VIRTUAL_ENV="$venv" maturin develop --release --quiet
 
 cargo test --locked
 python -m mypy python/recordwire --ignore-missing-imports
+# The stubs against the built module (signatures, defaults, what exists);
+# no allowlist: every difference is fixed, not excused.
+python -m mypy.stubtest recordwire._native
 # -rs lists skips; a skipped test fails the run (every tool is installed here).
 python -m pytest -rs -p no:cacheprovider python/tests "$@" | tee "${TMPDIR:-/tmp}/recordwire-pytest.log"
 if grep -qE '^SKIPPED' "${TMPDIR:-/tmp}/recordwire-pytest.log"; then

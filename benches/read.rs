@@ -47,11 +47,12 @@ mod corpus;
 mod peers;
 
 use bytes::Bytes;
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use prost::Message;
 use recordwire::frame::{records, Framing, ReadOptions, Record};
 use recordwire::index::Index;
 use recordwire::view::{ExampleRef, FeatureRef, ListRef, SequenceExampleRef};
+use std::hint::black_box;
 use std::io::Cursor;
 
 fn frames(buf: &[u8]) -> impl Iterator<Item = Record<'_>> {

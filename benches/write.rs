@@ -8,9 +8,10 @@
 // criterion's macros generate undocumented functions.
 #![allow(missing_docs)]
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
 use recordwire::frame::Framing;
+use std::hint::black_box;
 
 struct Rng(u64);
 impl Rng {

@@ -340,7 +340,7 @@ fn packed_values(
         Kind::Double => 8,
         _ => 0,
     };
-    if width != 0 && b.len() % width != 0 {
+    if width != 0 && !b.len().is_multiple_of(width) {
         return Err(DecodeError::new(
             tag_offset,
             crate::DecodeReason::PackedLength {

@@ -188,7 +188,10 @@ pub fn ctr(rng: &mut Rng) -> Vec<u8> {
         "C15", "C16", "C17", "C18", "C19", "C20", "C21", "C22", "C23", "C24", "C25", "C26",
     ];
     let mut f: Vec<(&str, V)> = Vec::with_capacity(40);
-    f.push(("label", V::Int(vec![i64::from(rng.next() % 4 == 0)])));
+    f.push((
+        "label",
+        V::Int(vec![i64::from(rng.next().is_multiple_of(4))]),
+    ));
     for name in I {
         // Counts: mostly small, a few in the tens of thousands.
         let bits = rng.next() % 17;

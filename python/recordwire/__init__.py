@@ -6,13 +6,30 @@ and Arrow output. Adapters: ``recordwire.torch``, ``recordwire.grain`` (each
 imports its framework only when imported).
 """
 
+from typing import Any, Literal, Mapping, Optional
+
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
 from recordwire._dataset import Cursor, Dataset, GzDataset
-from recordwire._native import Error, Order, PanicError, Spec, Writer, __version__
+from recordwire._native import (
+    Error,
+    IoError,
+    NotFoundError,
+    Order,
+    PanicError,
+    PermissionDeniedError,
+    Spec,
+    Writer,
+    __version__,
+)
 from recordwire._spec import FixedLen, FixedLenSequence, VarLen, spec_json
 
 
-def spec(features, payload: str = "example", sequence=None) -> Spec:
+def spec(
+    features: Mapping[str, Any],
+    *,
+    payload: Literal["example", "sequence_example", "ofrecord"] = "example",
+    sequence: Optional[Mapping[str, Any]] = None,
+) -> Spec:
     """A ``Spec`` from a TensorFlow-style dict (name -> ``FixedLen``/``VarLen``/
     ``FixedLenSequence`` or ``tf.io`` features), with a sequence part for
     SequenceExample."""
@@ -27,9 +44,12 @@ __all__ = [
     "FixedLen",
     "GzDataset",
     "FixedLenSequence",
+    "IoError",
+    "NotFoundError",
     "Order",
     "Padded",
     "PanicError",
+    "PermissionDeniedError",
     "Ragged",
     "RaggedFrames",
     "Sparse",

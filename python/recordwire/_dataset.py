@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -14,7 +14,19 @@ from recordwire._native import Dataset as _NativeDataset
 from recordwire._native import Order, Spec
 from recordwire._spec import is_feature_dict, spec_json
 
+if TYPE_CHECKING:
+    import pathlib
+
+    import pyarrow
+
 PathLike = Union[str, "os.PathLike[str]"]
+# The names the options take (``_`` may stand for ``-`` in modes and tails).
+Framing = Literal["auto", "tfrecord", "ofrecord"]
+Payload = Literal["auto", "example", "sequence_example", "ofrecord", "raw"]
+Mode = Literal["sequential", "shuffle", "page-aware", "quasi-random", "page_aware", "quasi_random"]
+Tail = Literal["pad", "drop-last", "keep", "drop_last"]
+IndexFormat = Literal["native", "dali", "lirs"]
+Ids = Union[Sequence[int], np.ndarray]
 
 
 def as_spec(spec: Any) -> Any:
@@ -31,28 +43,31 @@ class _Methods:
     pickling as their arguments, iteration, ``decode`` with column types and
     Arrow, and orders."""
 
-    _args: Tuple[Any, ...]
+    _paths: Any
+    _options: Dict[str, Any]
 
     if TYPE_CHECKING:
 
         def __len__(self) -> int: ...
         def __getitem__(self, i: int) -> Dict[str, Any]: ...
-        def _decode(self, ids: Any, spec: Any, threads: int = 1) -> Any: ...
-        def _order(self, *args: Any) -> Order: ...
-
-    def __reduce__(self):
-        return (type(self), self._args)
+        def _decode(self, ids: Any, spec: Any, *, threads: int = 1) -> Any: ...
+        def _order(self, mode: str = "shuffle", **kwargs: Any) -> Order: ...
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         for i in range(len(self)):
             yield self[i]
 
+    @overload
+    def decode(self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["numpy"] = ...) -> Dict[str, Any]: ...
+    @overload
+    def decode(self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["arrow"]) -> "pyarrow.RecordBatch": ...
     def decode(
         self,
-        ids: Union[Sequence[int], np.ndarray],
+        ids: Ids,
         spec: Any,
+        *,
         threads: int = 1,
-        to: str = "numpy",
+        to: Literal["numpy", "arrow"] = "numpy",
     ) -> Any:
         """Decodes records ``ids`` (in that order) by ``spec`` on ``threads``
         threads with the GIL released.
@@ -74,7 +89,7 @@ class _Methods:
         if to not in ("numpy", "arrow"):
             raise ValueError(f"to: 'numpy' or 'arrow', not {to!r}")
         ids = np.ascontiguousarray(ids, dtype=np.int64)
-        rows, context, sequence = self._decode(ids, as_spec(spec), threads)
+        rows, context, sequence = self._decode(ids, as_spec(spec), threads=threads)
         if to == "arrow":
             if sequence:
                 raise ValueError("to='arrow' takes the context features only: decode the sequence to numpy")
@@ -84,20 +99,53 @@ class _Methods:
             out["sequence"] = {name: _columns.column(p) for name, p in sequence.items()}
         return out
 
+    @overload
     def order(
         self,
-        mode: str = "shuffle",
+        mode: Mode = ...,
+        *,
+        seed: int = ...,
+        epoch: int = ...,
+        rank: int = ...,
+        world: int = ...,
+        worker: int = ...,
+        workers: int = ...,
+        tail: Tail = ...,
+        page_size: int = ...,
+        window: int = ...,
+        lazy: Literal[False] = ...,
+    ) -> np.ndarray: ...
+    @overload
+    def order(
+        self,
+        mode: Mode = ...,
+        *,
+        seed: int = ...,
+        epoch: int = ...,
+        rank: int = ...,
+        world: int = ...,
+        worker: int = ...,
+        workers: int = ...,
+        tail: Tail = ...,
+        page_size: int = ...,
+        window: int = ...,
+        lazy: Literal[True],
+    ) -> Iterator[np.ndarray]: ...
+    def order(
+        self,
+        mode: Mode = "shuffle",
+        *,
         seed: int = 0,
         epoch: int = 0,
         rank: int = 0,
         world: int = 1,
         worker: int = 0,
         workers: int = 1,
-        tail: str = "pad",
+        tail: Tail = "pad",
         page_size: int = 4096,
         window: int = 8,
         lazy: bool = False,
-    ) -> Any:
+    ) -> Union[np.ndarray, Iterator[np.ndarray]]:
         """One epoch's ids for this rank and worker, as the CLI's ``order``
         gives them: an int64 array, or with ``lazy=True`` an iterator over
         chunks of it (for datasets too large to hold an epoch's ids).
@@ -106,10 +154,27 @@ class _Methods:
         ``quasi-random``; ``tail``: ``pad`` (as PyTorch's
         ``DistributedSampler``), ``drop-last`` or ``keep``.
         """
-        o = self._order(mode, seed, rank, world, worker, workers, tail, page_size, window)
+        o = self._order(
+            mode,
+            seed=seed,
+            rank=rank,
+            world=world,
+            worker=worker,
+            workers=workers,
+            tail=tail,
+            page_size=page_size,
+            window=window,
+        )
         if lazy:
             return _chunks(o, epoch, 0)
         return o.ids(epoch)
+
+    def _deprecated_index(self) -> None:
+        warnings.warn(
+            f"{type(self).__name__}.index() is deprecated: it writes files, call write_index() instead",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
     def orders(self, **kwargs: Any) -> "Cursor":
         """A resumable walk over epochs (see ``Cursor``)."""
@@ -119,22 +184,28 @@ class _Methods:
 class Dataset(_Methods, _NativeDataset):
     """Records of one or more TFRecord/OFRecord files as one id space.
 
-    ``Dataset(paths, index=None, framing="auto", payload="auto", verify_crc=True)``:
+    ``Dataset(paths, *, index=None, framing="auto", payload="auto", verify_crc=True)``:
     ``paths`` is a path, a glob pattern (``*``/``?`` in the file name) or a
     list of paths; each file's sidecar index ``<file>.rwindex`` is used when
     current, else the index is built while opening. ``len(ds)``, ``ds[i]``
     (a dict name -> numpy array, or a list of ``memoryview``s for bytes
-    values), ``ds.raw(i)`` (the payload as a ``memoryview``), ``ds.get_many``,
-    iteration, ``ds.decode``, ``ds.order``, ``ds.index``.
+    values; a SequenceExample's feature lists under ``"sequence"``: name ->
+    one such value per frame), ``ds.raw(i)`` (the payload as a
+    ``memoryview``), ``ds.get_many``, iteration, ``ds.decode``,
+    ``ds.order``, ``ds.write_index``.
+
+    A missing file raises ``recordwire.NotFoundError``, which is also a
+    ``FileNotFoundError`` (any I/O error is a ``recordwire.IoError``, also
+    an ``OSError``).
 
     Any mix of files: plain, GZIP or ZLIB compressed (``.gz``/``.zz`` or
     detected), TFRecord or OFRecord, each with its own payload
     (``ds.payloads``; ``ds[i]`` reads record ``i`` as its file's). A
     compressed file is read through its checkpoint index (``recordwire index``
-    or ``ds.index(spacing=...)`` writes it as its sidecar, else one is built
-    while opening, in one streaming pass): a record is inflated from the
-    nearest checkpoint, never the whole file; ``get_many`` and ``decode`` read
-    in file order, so that each span is inflated once, and
+    or ``ds.write_index(spacing=...)`` writes it as its sidecar, else one is
+    built while opening, in one streaming pass): a record is inflated from
+    the nearest checkpoint, never the whole file; ``get_many`` and ``decode``
+    read in file order, so that each span is inflated once, and
     ``order(mode="page-aware", page_size=0)`` makes each checkpoint span a
     page. ``decode`` needs one payload over all files.
 
@@ -154,28 +225,40 @@ class Dataset(_Methods, _NativeDataset):
     def __init__(
         self,
         paths: Union[PathLike, Sequence[PathLike]],
+        *,
         index: Optional[PathLike] = None,
-        framing: str = "auto",
-        payload: str = "auto",
+        framing: Framing = "auto",
+        payload: Payload = "auto",
         verify_crc: bool = True,
     ) -> None:
         # The native __new__ opened everything; keep the arguments to pickle.
-        self._args = (paths if isinstance(paths, (str, os.PathLike)) else list(paths), index, framing, payload, verify_crc)
+        self._paths = paths if isinstance(paths, (str, os.PathLike)) else list(paths)
+        self._options = dict(index=index, framing=framing, payload=payload, verify_crc=verify_crc)
+
+    def __reduce__(self):
+        return (_reopen, (type(self), self._paths, self._options))
+
+    def index(
+        self, path: Optional[PathLike] = None, format: IndexFormat = "native", spacing: int = 1 << 20
+    ) -> List["pathlib.Path"]:
+        """Deprecated: ``write_index`` (this name hid that it writes files)."""
+        self._deprecated_index()
+        return self.write_index(path, format=format, spacing=spacing)
 
 
 class GzDataset(Dataset):
     """Deprecated: ``Dataset`` reads GZIP/ZLIB files by id itself (through
-    their checkpoint indexes), in any mix with plain files. ``GzDataset(paths,
-    framing="auto", payload="auto", verify_crc=True)`` is
-    ``Dataset(paths, framing=..., payload=..., verify_crc=...)`` with a
-    ``DeprecationWarning``; ``index(spacing)`` writes the checkpoint sidecars
-    as ``Dataset.index(spacing=spacing)`` does."""
+    their checkpoint indexes), in any mix with plain files.
+    ``GzDataset(paths, *, framing="auto", payload="auto", verify_crc=True)``
+    is ``Dataset(paths, framing=..., payload=..., verify_crc=...)`` with a
+    ``DeprecationWarning``; it unpickles as a ``Dataset``."""
 
     def __new__(
         cls,
         paths: Union[PathLike, Sequence[PathLike]],
-        framing: str = "auto",
-        payload: str = "auto",
+        *,
+        framing: Framing = "auto",
+        payload: Payload = "auto",
         verify_crc: bool = True,
     ) -> "GzDataset":
         warnings.warn(
@@ -183,22 +266,27 @@ class GzDataset(Dataset):
             DeprecationWarning,
             stacklevel=2,
         )
-        return super().__new__(cls, paths, None, framing, payload, verify_crc)
+        ds = super().__new__(cls, paths, framing=framing, payload=payload, verify_crc=verify_crc)
+        assert isinstance(ds, GzDataset)
+        return ds
 
     def __init__(
         self,
         paths: Union[PathLike, Sequence[PathLike]],
-        framing: str = "auto",
-        payload: str = "auto",
+        *,
+        framing: Framing = "auto",
+        payload: Payload = "auto",
         verify_crc: bool = True,
     ) -> None:
-        super().__init__(paths, None, framing, payload, verify_crc)
+        super().__init__(paths, framing=framing, payload=payload, verify_crc=verify_crc)
 
     def __reduce__(self):
-        return (Dataset, self._args)
+        return (_reopen, (Dataset, self._paths, self._options))
 
-    def index(self, spacing: int = 1 << 20) -> List[Any]:  # type: ignore[override]
-        return super().index(spacing=spacing)
+    def index(self, spacing: int = 1 << 20) -> List["pathlib.Path"]:  # type: ignore[override]
+        """Deprecated: ``write_index(spacing=...)``."""
+        self._deprecated_index()
+        return self.write_index(spacing=spacing)
 
 
 class Lazy:
@@ -208,9 +296,8 @@ class Lazy:
 
     def __init__(self, paths: Any, **open_args: Any) -> None:
         if isinstance(paths, Dataset):
-            names = ("index", "framing", "payload", "verify_crc")
-            open_args = {**dict(zip(names, paths._args[1:])), **open_args}
-            paths = paths._args[0]
+            open_args = {**paths._options, **open_args}
+            paths = paths._paths
         self._paths = paths
         self._open_args = open_args
         self._ds: Optional[Dataset] = None
@@ -230,6 +317,11 @@ class Lazy:
         return f"{self._paths!r}"
 
 
+def _reopen(cls: Any, paths: Any, options: Dict[str, Any]) -> Any:
+    """Unpickles a dataset: opens its files again (options are keyword-only)."""
+    return cls(paths, **options)
+
+
 def _chunks(order: Order, epoch: int, start: int, chunk: int = 1 << 16) -> Iterator[np.ndarray]:
     n = len(order)
     while start < n:
@@ -241,12 +333,12 @@ class Cursor:
     """One worker's ids across epochs, resumable: ``state_dict()`` says
     where it is, ``load_state_dict()`` goes back there.
 
-    ``Cursor(ds, mode="shuffle", seed=0, rank=0, world=1, worker=0,
+    ``Cursor(ds, *, mode="shuffle", seed=0, rank=0, world=1, worker=0,
     workers=1, tail="pad", epoch=0)``; ``next_ids(n)`` gives the next ``n``
     ids (fewer at the end of an epoch), ``set_epoch(e)`` starts epoch ``e``.
     """
 
-    def __init__(self, dataset: "_Methods", epoch: int = 0, **order: Any) -> None:
+    def __init__(self, dataset: "_Methods", *, epoch: int = 0, **order: Any) -> None:
         self._spec = dict(order)
         self._order = dataset._order(**order)
         self.epoch = epoch

@@ -2,14 +2,44 @@
 
 import os
 import pathlib
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from types import TracebackType
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import disjoint_base, final
+
+__all__ = [
+    "Error",
+    "PanicError",
+    "IoError",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "Dataset",
+    "Spec",
+    "Order",
+    "Writer",
+    "FileBytes",
+    "_panic_for_test",
+    "_io_error_for_test",
+    "__version__",
+]
 
 __version__: str
 
 _Path = Union[str, "os.PathLike[str]"]
+_Framing = Literal["auto", "tfrecord", "ofrecord"]
+_Payload = Literal["auto", "example", "sequence_example", "ofrecord", "raw"]
+# `_` may stand for `-` in modes and tails.
+_Mode = Literal["sequential", "shuffle", "page-aware", "quasi-random", "page_aware", "quasi_random"]
+_Tail = Literal["pad", "drop-last", "keep", "drop_last"]
+_Ids = Union[Sequence[int], npt.NDArray[np.int64]]
+# A feature's value in `ds[i]`: a numpy array, or a list of memoryviews
+# (bytes values) into the file.
+_Value = Union[npt.NDArray[Any], List[memoryview]]
+# `ds[i]`: name -> value; a SequenceExample's feature lists under
+# "sequence": name -> one value per frame.
+_Record = Dict[str, Union[_Value, Dict[str, List[_Value]]]]
 
 class Error(Exception):
     """An error of recordwire, and where it was met."""
@@ -23,10 +53,20 @@ class Error(Exception):
 class PanicError(Error):
     """A Rust panic (a bug in recordwire), caught before it reached Python; ``kind`` is ``panic``."""
 
+class IoError(Error, OSError):
+    """An I/O error (kind ``io_error``): also an ``OSError``, with ``errno``, ``strerror`` and ``filename``."""
+
+class NotFoundError(IoError, FileNotFoundError):
+    """A file that does not exist: also a ``FileNotFoundError``."""
+
+class PermissionDeniedError(IoError, PermissionError):
+    """A file that may not be read or written: also a ``PermissionError``."""
+
+@final
 class Spec:
     """A feature spec: the JSON that ``recordwire inspect --spec`` prints."""
 
-    def __init__(self, spec: Dict[str, Any]) -> None: ...
+    def __new__(cls, spec: Dict[str, Any]) -> "Spec": ...
     @staticmethod
     def from_json(text: Union[str, bytes]) -> "Spec": ...
     def to_json(self) -> str: ...
@@ -35,6 +75,7 @@ class Spec:
     @property
     def features(self) -> List[str]: ...
 
+@final
 class Order:
     """One worker's epoch orders over a dataset (built by ``Dataset._order``)."""
 
@@ -43,17 +84,19 @@ class Order:
     def count(self) -> int: ...
     def ids(self, epoch: int, start: int = 0, stop: Optional[int] = None) -> npt.NDArray[np.int64]: ...
 
+@final
 class Writer:
     """Records written atomically: a temporary file renamed over ``path`` by ``close``."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         path: _Path,
-        framing: str = "tfrecord",
-        payload: str = "example",
-        compression: Optional[str] = "none",
+        *,
+        framing: Literal["tfrecord", "ofrecord"] = "tfrecord",
+        payload: Literal["example", "sequence_example", "ofrecord", "raw"] = "example",
+        compression: Optional[Literal["none", "gzip", "zlib"]] = "none",
         gzip_blocks: Optional[int] = None,
-    ) -> None: ...
+    ) -> "Writer": ...
     def write(self, record: Union[Dict[Union[str, bytes], Any], bytes, bytearray, memoryview]) -> None: ...
     @property
     def records(self) -> int: ...
@@ -62,8 +105,14 @@ class Writer:
     def close(self) -> None: ...
     def abort(self) -> None: ...
     def __enter__(self) -> "Writer": ...
-    def __exit__(self, exc_type: Any = None, exc: Any = None, tb: Any = None) -> bool: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]] = None,
+        exc: Optional[BaseException] = None,
+        tb: Optional[TracebackType] = None,
+    ) -> bool: ...
 
+@final
 class FileBytes:
     """A data file's bytes, the base of the arrays that views of it slice."""
 
@@ -72,21 +121,23 @@ class FileBytes:
     def __len__(self) -> int: ...
 
 # What a bytes value is: a read-only memoryview into the mapped file.
-ColumnParts = Dict[str, Any]
+_ColumnParts = Dict[str, Any]
 
+@disjoint_base
 class Dataset:
     """The native dataset; ``recordwire.Dataset`` subclasses it."""
 
     def __new__(
         cls,
         paths: Union[_Path, Sequence[_Path]],
+        *,
         index: Optional[_Path] = None,
-        framing: str = "auto",
-        payload: str = "auto",
+        framing: _Framing = "auto",
+        payload: _Payload = "auto",
         verify_crc: bool = True,
     ) -> "Dataset": ...
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Dict[str, Union[npt.NDArray[Any], List[memoryview]]]: ...
+    def __getitem__(self, i: int) -> _Record: ...
     @property
     def payload(self) -> str: ...
     @property
@@ -98,25 +149,35 @@ class Dataset:
     @property
     def block_compressed(self) -> List[bool]: ...
     def raw(self, i: int) -> memoryview: ...
-    def get_many(self, ids: Union[Sequence[int], npt.NDArray[np.int64]], raw: bool = False) -> List[Any]: ...
+    def get_many(self, ids: _Ids, *, raw: bool = False) -> List[Any]: ...
     def _decode(
         self,
-        ids: Union[Sequence[int], npt.NDArray[np.int64]],
+        ids: _Ids,
         spec: Union[Spec, str, Dict[str, Any]],
+        *,
         threads: int = 1,
-    ) -> Tuple[int, Dict[str, ColumnParts], Dict[str, ColumnParts]]: ...
+    ) -> Tuple[int, Dict[str, _ColumnParts], Dict[str, _ColumnParts]]: ...
     def _order(
         self,
-        mode: str = "shuffle",
+        mode: _Mode = "shuffle",
+        *,
         seed: int = 0,
         rank: int = 0,
         world: int = 1,
         worker: int = 0,
         workers: int = 1,
-        tail: str = "pad",
+        tail: _Tail = "pad",
         page_size: int = 4096,
         window: int = 8,
     ) -> Order: ...
-    def index(
-        self, path: Optional[_Path] = None, format: str = "native", spacing: int = 1048576
+    def write_index(
+        self,
+        path: Optional[_Path] = None,
+        *,
+        format: Literal["native", "dali", "lirs"] = "native",
+        spacing: int = 1048576,
     ) -> List[pathlib.Path]: ...
+
+# Test hooks (not API): raise as any method would.
+def _panic_for_test(message: str) -> None: ...
+def _io_error_for_test(errno: int, file: str) -> None: ...

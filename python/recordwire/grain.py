@@ -19,7 +19,7 @@ class DataSource:
     as ``bytes`` (``raw=True``; a copy, as Grain hands records across
     processes)."""
 
-    def __init__(self, paths: Any, raw: bool = False, **open_args: Any) -> None:
+    def __init__(self, paths: Any, *, raw: bool = False, **open_args: Any) -> None:
         self._lazy = Lazy(paths, **open_args)
         self._raw = raw
 
@@ -34,7 +34,19 @@ class DataSource:
         i = int(record_key)
         if self._raw:
             return bytes(self.dataset.raw(i))
-        return {k: (v if not isinstance(v, list) else [bytes(x) for x in v]) for k, v in self.dataset[i].items()}
+        return _copied(self.dataset[i])
 
     def __repr__(self) -> str:
         return f"recordwire.grain.DataSource({self._lazy!r}, raw={self._raw})"
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with its memoryviews copied to ``bytes``, at any depth (a
+    SequenceExample's feature lists hold a list of values per feature)."""
+    if isinstance(value, memoryview):
+        return bytes(value)
+    if isinstance(value, list):
+        return [_copied(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    return value

@@ -62,11 +62,23 @@ def to_torch(column: Any, in_worker: bool = False) -> Any:
     return column
 
 
+def _portable(value: Any) -> Any:
+    """``value`` with its memoryviews as ``bytes``, at any depth (the frames
+    of a SequenceExample's feature lists are lists of values)."""
+    if isinstance(value, memoryview):
+        return bytes(value)
+    if isinstance(value, list):
+        return [_portable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _portable(v) for k, v in value.items()}
+    return value
+
+
 def _record(record: Dict[str, Any]) -> Dict[str, Any]:
     """A record dict as it can leave a DataLoader worker (see ``to_torch``)."""
     if get_worker_info() is None:
         return record
-    return {k: to_torch(v, True) if isinstance(v, list) else v for k, v in record.items()}
+    return _portable(record)
 
 
 def _spec_text(spec: Any) -> Any:
@@ -82,7 +94,9 @@ class MapDataset(_TorchDataset):
     when given), or, with ``spec``, the record decoded by it (a batch of one,
     tensors)."""
 
-    def __init__(self, paths: Any, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any) -> None:
+    def __init__(
+        self, paths: Any, *, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any
+    ) -> None:
         self._lazy = Lazy(paths, **open_args)
         self._spec_text = _spec_text(spec)
         self._transform = transform
@@ -105,6 +119,7 @@ class DistributedSampler(_TorchSampler):
     def __init__(
         self,
         dataset: Union[MapDataset, Dataset],
+        *,
         mode: str = "shuffle",
         seed: int = 0,
         rank: Optional[int] = None,
@@ -142,6 +157,7 @@ class IterableDataset(_TorchIterable):
     def __init__(
         self,
         paths: Any,
+        *,
         spec: Any = None,
         batch_size: Optional[int] = None,
         mode: str = "shuffle",

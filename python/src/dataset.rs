@@ -96,7 +96,7 @@ pub(crate) fn record_id(i: i64, len: u64) -> PyResult<u64> {
 #[pymethods]
 impl Dataset {
     #[new]
-    #[pyo3(signature = (paths, index=None, framing="auto", payload="auto", verify_crc=true))]
+    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true))]
     fn new(
         py: Python<'_>,
         paths: &Bound<'_, PyAny>,
@@ -241,7 +241,7 @@ impl Dataset {
     /// Records `ids`, read in file-offset order (each file's records in one
     /// forward sweep), returned in request order: dicts as `ds[i]`, or the
     /// payloads as memoryviews with `raw=True`.
-    #[pyo3(signature = (ids, raw=false))]
+    #[pyo3(signature = (ids, *, raw=false))]
     fn get_many<'py>(
         &self,
         py: Python<'py>,
@@ -268,7 +268,7 @@ impl Dataset {
     /// text, or that JSON parsed into a dict) on `threads` threads, with the
     /// GIL released: `(rows, context columns, sequence columns)`, each
     /// column a dict of its parts (see `recordwire/_columns.py`).
-    #[pyo3(signature = (ids, spec, threads=1))]
+    #[pyo3(signature = (ids, spec, *, threads=1))]
     fn _decode<'py>(
         &self,
         py: Python<'py>,
@@ -321,7 +321,7 @@ impl Dataset {
 
     /// One worker's epoch orders (see `recordwire.Dataset.order`).
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (mode="shuffle", seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
+    #[pyo3(signature = (mode="shuffle", *, seed=0, rank=0, world=1, worker=0, workers=1, tail="pad", page_size=4096, window=8))]
     fn _order(
         &self,
         py: Python<'_>,
@@ -352,8 +352,8 @@ impl Dataset {
     /// `format` (`native`, `dali` or `lirs`); a compressed file gets its
     /// checkpoint index (native only), a checkpoint every `spacing` bytes of
     /// output. Returns the paths written.
-    #[pyo3(signature = (path=None, format="native", spacing=recordwire::index::DEFAULT_SPACING))]
-    fn index(
+    #[pyo3(signature = (path=None, *, format="native", spacing=1048576))]
+    fn write_index(
         &self,
         py: Python<'_>,
         path: Option<PathBuf>,

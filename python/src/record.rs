@@ -5,15 +5,24 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use recordwire::frame::Record;
-use recordwire::view::{FeaturesRef, ListRef, PayloadKind, PayloadRef};
+use recordwire::view::{
+    FeatureListsRef, FeatureRef, FeaturesRef, ListRef, PayloadKind, PayloadRef,
+};
 use recordwire::DecodeError;
 
 use crate::buffers::Maps;
 use crate::errors::to_py;
 
+/// The key under which a SequenceExample's feature lists are given, beside
+/// its context features (the key `Dataset.decode` puts sequence columns
+/// under).
+const SEQUENCE_KEY: &str = "sequence";
+
 /// The features of `record` (checked whole first, as protobuf's parser
 /// would) as a dict: name -> numpy array, or a list of `memoryview`s into
-/// the file (no copy). A SequenceExample gives its context features.
+/// the file (no copy). A SequenceExample gives its context features so, and
+/// its feature lists under the key `"sequence"`: name -> a list with one
+/// value per frame (each as a context feature's value).
 pub fn to_dict<'py>(
     py: Python<'py>,
     record: &Record<'_>,
@@ -28,11 +37,24 @@ pub fn to_dict<'py>(
     let view = PayloadRef::parse(kind, record.data, record.data_offset)
         .map_err(|e| to_py(&record.context(e)))?;
     let dict = PyDict::new(py);
+    let fail = |e| match e {
+        Fail::Decode(e) => to_py(&record.context(e)),
+        Fail::Py(e) => e,
+    };
     if let Some(features) = view.features() {
-        fill(py, &dict, features, maps).map_err(|e| match e {
-            Fail::Decode(e) => to_py(&record.context(e)),
-            Fail::Py(e) => e,
-        })?;
+        fill(py, &dict, features, maps).map_err(&fail)?;
+    }
+    if let Some(lists) = view.feature_lists() {
+        if dict.contains(SEQUENCE_KEY)? {
+            return Err(PyValueError::new_err(format!(
+                "record {}: a context feature is named {SEQUENCE_KEY:?}, the key of the \
+                 feature lists: read it with Dataset.raw(i)",
+                record.id
+            )));
+        }
+        let sequence = PyDict::new(py);
+        fill_lists(py, &sequence, lists, maps).map_err(&fail)?;
+        dict.set_item(SEQUENCE_KEY, sequence)?;
     }
     Ok(dict)
 }
@@ -63,37 +85,65 @@ fn fill(
     for named in features.iter() {
         let named = named?;
         let name = String::from_utf8_lossy(named.name());
-        let value: Bound<'_, PyAny> = match named.feature.list()? {
-            None => PyList::empty(py).into_any(),
-            Some(ListRef::Bytes(list)) => {
-                let out = PyList::empty(py);
-                for v in list.iter() {
-                    out.append(maps.slice(py, v?)?)?;
-                }
-                out.into_any()
-            }
-            Some(ListRef::Int64(list)) => {
-                let mut v = Vec::new();
-                list.extend_vec(&mut v)?;
-                v.into_pyarray(py).into_any()
-            }
-            Some(ListRef::Float(list)) => {
-                let mut v = Vec::new();
-                list.extend_vec(&mut v)?;
-                v.into_pyarray(py).into_any()
-            }
-            Some(ListRef::Double(list)) => {
-                let mut v = Vec::new();
-                list.extend_vec(&mut v)?;
-                v.into_pyarray(py).into_any()
-            }
-            Some(ListRef::Int32(list)) => {
-                let mut v = Vec::new();
-                list.extend_vec(&mut v)?;
-                v.into_pyarray(py).into_any()
-            }
-        };
-        dict.set_item(name.as_ref(), value)?;
+        dict.set_item(name.as_ref(), value(py, named.feature, maps)?)?;
     }
     Ok(())
+}
+
+/// Each feature list as name -> a list of its frames' values.
+fn fill_lists(
+    py: Python<'_>,
+    dict: &Bound<'_, PyDict>,
+    lists: FeatureListsRef<'_>,
+    maps: &Maps,
+) -> Result<(), Fail> {
+    for named in lists.iter() {
+        let named = named?;
+        let name = String::from_utf8_lossy(named.name());
+        let frames = PyList::empty(py);
+        for feature in named.list.iter() {
+            frames.append(value(py, feature?, maps)?)?;
+        }
+        dict.set_item(name.as_ref(), frames)?;
+    }
+    Ok(())
+}
+
+/// One feature's value: a numpy array, or a list of `memoryview`s for bytes
+/// (an empty list for a feature with no kind).
+fn value<'py>(
+    py: Python<'py>,
+    feature: FeatureRef<'_>,
+    maps: &Maps,
+) -> Result<Bound<'py, PyAny>, Fail> {
+    Ok(match feature.list()? {
+        None => PyList::empty(py).into_any(),
+        Some(ListRef::Bytes(list)) => {
+            let out = PyList::empty(py);
+            for v in list.iter() {
+                out.append(maps.slice(py, v?)?)?;
+            }
+            out.into_any()
+        }
+        Some(ListRef::Int64(list)) => {
+            let mut v = Vec::new();
+            list.extend_vec(&mut v)?;
+            v.into_pyarray(py).into_any()
+        }
+        Some(ListRef::Float(list)) => {
+            let mut v = Vec::new();
+            list.extend_vec(&mut v)?;
+            v.into_pyarray(py).into_any()
+        }
+        Some(ListRef::Double(list)) => {
+            let mut v = Vec::new();
+            list.extend_vec(&mut v)?;
+            v.into_pyarray(py).into_any()
+        }
+        Some(ListRef::Int32(list)) => {
+            let mut v = Vec::new();
+            list.extend_vec(&mut v)?;
+            v.into_pyarray(py).into_any()
+        }
+    })
 }

@@ -17,7 +17,7 @@ use recordwire::frame::Framing;
 use recordwire::io::Compression;
 use recordwire::view::PayloadKind;
 
-use crate::errors::{guard, new_error};
+use crate::errors::{from_io, guard, new_error};
 
 /// A record file being written.
 #[pyclass(frozen, module = "recordwire._native")]
@@ -30,15 +30,7 @@ pub struct Writer {
 }
 
 fn io_error(py: Python<'_>, path: &std::path::Path, e: std::io::Error) -> PyErr {
-    let name = path.display().to_string();
-    new_error(
-        py,
-        "io_error",
-        format!("{name}: {e}"),
-        Some(&name),
-        None,
-        None,
-    )
+    from_io(py, &e, Some(&path.display().to_string()))
 }
 
 /// The bytes of a bytes-like value (`bytes`, `bytearray`, `memoryview`, or
@@ -180,7 +172,7 @@ impl Writer {
     /// it by `close`). `gzip_blocks=N`: block-compressed GZIP, a member of
     /// whole records every N bytes or so (sets the compression to gzip).
     #[new]
-    #[pyo3(signature = (path, framing="tfrecord", payload="example", compression="none", gzip_blocks=None))]
+    #[pyo3(signature = (path, *, framing="tfrecord", payload="example", compression="none", gzip_blocks=None))]
     fn new(
         py: Python<'_>,
         path: PathBuf,
@@ -299,14 +291,17 @@ impl Writer {
 
     /// Closes the file, or, when the block raised, drops it (the target is
     /// left as it was).
-    #[pyo3(signature = (exc_type=None, _exc=None, _tb=None))]
+    #[pyo3(signature = (exc_type=None, exc=None, tb=None))]
     fn __exit__(
         &self,
         py: Python<'_>,
         exc_type: Option<&Bound<'_, PyAny>>,
-        _exc: Option<&Bound<'_, PyAny>>,
-        _tb: Option<&Bound<'_, PyAny>>,
+        exc: Option<&Bound<'_, PyAny>>,
+        tb: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
+        // The exception's type says whether the block raised; its value and
+        // traceback (named as Python names them) are not needed.
+        let _ = (exc, tb);
         if exc_type.is_some_and(|t| !t.is_none()) {
             self.abort()?;
         } else {

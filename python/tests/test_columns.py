@@ -120,22 +120,58 @@ def test_index_files_load_back(tmp_path, fmt):
     data.write_bytes(SMALL.read_bytes())
     ds = recordwire.Dataset(str(data))
     path = tmp_path / f"small.{fmt}"
-    assert ds.index(str(path), format=fmt) == [path]
+    assert ds.write_index(str(path), format=fmt) == [path]
     back = recordwire.Dataset(str(data), index=str(path))
     assert [bytes(back.raw(i)) for i in range(len(back))] == [bytes(ds.raw(i)) for i in range(len(ds))]
     if fmt == "native":
-        (sidecar,) = ds.index()
+        (sidecar,) = ds.write_index()
         assert sidecar.name == "small.tfrecord.rwindex" and sidecar.exists()
     else:
         with pytest.raises(ValueError):
-            ds.index(format=fmt)
+            ds.write_index(format=fmt)
+
+
+def test_index_is_a_deprecated_alias_of_write_index(tmp_path):
+    data = tmp_path / "small.tfrecord"
+    data.write_bytes(SMALL.read_bytes())
+    ds = recordwire.Dataset(str(data))
+    path = tmp_path / "small.dali"
+    # The old name and its positional arguments still work, with a warning
+    # that points at the caller.
+    with pytest.warns(DeprecationWarning, match="write_index") as caught:
+        assert ds.index(str(path), "dali") == [path]
+    assert caught[0].filename == __file__
+    assert path.exists()
+    with pytest.warns(DeprecationWarning):
+        (sidecar,) = ds.index()
+    assert sidecar.name == "small.tfrecord.rwindex"
+    # write_index takes its format by keyword only.
+    with pytest.raises(TypeError):
+        ds.write_index(str(path), "dali")
+
+
+def test_options_are_keyword_only(tmp_path):
+    with pytest.raises(TypeError):
+        recordwire.Dataset(str(SMALL), None, "tfrecord")
+    ds = recordwire.Dataset(str(SMALL))
+    with pytest.raises(TypeError):
+        ds.get_many([0], True)
+    with pytest.raises(TypeError):
+        ds.decode([0], {"label": recordwire.FixedLen([], "int64")}, 2)
+    with pytest.raises(TypeError):
+        ds.order("shuffle", 3)
+    with pytest.raises(TypeError):
+        recordwire.Writer(tmp_path / "x.tfrecord", "tfrecord")
+    # The same calls with keywords.
+    assert len(recordwire.Dataset(str(SMALL), index=None, framing="tfrecord")) == len(ds)
+    assert ds.order("shuffle", seed=3).tolist() == ds.order(mode="shuffle", seed=3).tolist()
 
 
 def test_stale_index_is_refused(tmp_path):
     data = tmp_path / "a.tfrecord"
     data.write_bytes(SMALL.read_bytes())
     idx = tmp_path / "a.idx"
-    recordwire.Dataset(str(data)).index(str(idx))
+    recordwire.Dataset(str(data)).write_index(str(idx))
     data.write_bytes(SMALL.read_bytes()[: -143])  # one record fewer
     with pytest.raises(recordwire.Error) as info:
         recordwire.Dataset(str(data), index=str(idx))

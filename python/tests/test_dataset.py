@@ -81,13 +81,51 @@ def test_ofrecord_equal_protobuf():
         check_features(ds[i], record.get("feature"), i)
 
 
-def test_sequence_example_context():
+def check_value(value, feature, where):
+    """One feature's value (``ds[i]``'s form) against its MessageToDict."""
+    if not feature:
+        assert len(value) == 0, where
+        return
+    ((kind, lst),) = feature.items()
+    want = expected_value(kind, lst)
+    if kind == "bytes_list":
+        assert value == want, where
+    else:
+        assert isinstance(value, np.ndarray), where
+        assert value.dtype == want.dtype, where
+        assert value.tobytes() == want.tobytes(), where
+
+
+def test_sequence_example_gives_context_and_feature_lists():
     ds = recordwire.Dataset(str(REF / "sequence_examples.tfrecord"))
     want = jsonl("sequence_examples.jsonl")
     assert ds.payload == "sequence_example"
     assert len(ds) == len(want)
+    frames_seen = 0
     for i, record in enumerate(want):
-        check_features(ds[i], record.get("context", {}).get("feature"), i)
+        got = ds[i]
+        # The feature lists sit under "sequence", always there (maybe empty),
+        # beside the context features, which are given as an Example's are.
+        sequence = got.pop("sequence")
+        check_features(got, record.get("context", {}).get("feature"), i)
+        lists = record.get("feature_lists", {}).get("feature_list", {})
+        assert sorted(sequence) == sorted(lists), i
+        for name, lst in lists.items():
+            frames = lst.get("feature", [])
+            assert isinstance(sequence[name], list), (i, name)
+            assert len(sequence[name]) == len(frames), (i, name)
+            for t, frame in enumerate(frames):
+                check_value(sequence[name][t], frame, (i, name, t))
+                frames_seen += 1
+    # The file has feature lists with frames of every kind (not a vacuous pass).
+    assert frames_seen > 10
+
+
+def test_sequence_example_bytes_frames_are_views_into_the_file():
+    ds = recordwire.Dataset(str(REF / "sequence_examples.tfrecord"))
+    frames = ds[3]["sequence"]["frames"]
+    assert [bytes(v) for v in frames[0]] == [b"\x89PNG\r\n\x1a\n"]
+    assert all(isinstance(v, memoryview) and v.readonly for frame in frames for v in frame)
 
 
 def test_raw_is_the_payload():
@@ -148,3 +186,13 @@ def test_options_are_checked():
     with pytest.raises(ValueError):
         ds[0]
     assert len(ds.raw(0)) > 0
+
+
+def test_pickles_with_its_keyword_options():
+    import pickle
+
+    ds = recordwire.Dataset([str(REF / "small.tfrecord")], payload="raw", verify_crc=False)
+    clone = pickle.loads(pickle.dumps(ds))
+    assert type(clone) is recordwire.Dataset
+    assert clone.payload == "raw" and len(clone) == len(ds)
+    assert bytes(clone.raw(3)) == bytes(ds.raw(3))

@@ -55,9 +55,12 @@ def test_tensorflow_compressed_files_by_id(tmp_path, name):
         plain.order(mode="page-aware", page_size=0)
     # Written checkpoint sidecars, at several spacings, read the same.
     for spacing in [1, 4096, 1 << 30]:
-        assert ds.index(spacing=spacing) == [path.with_name(name + ".rwindex")]
+        assert ds.write_index(spacing=spacing) == [path.with_name(name + ".rwindex")]
         again = recordwire.Dataset(str(path))
         assert [again.raw(i) for i in range(40)] == [ds.raw(i) for i in range(40)]
+    # The old name still writes them, with a warning.
+    with pytest.warns(DeprecationWarning, match="write_index"):
+        assert ds.index(spacing=4096) == [path.with_name(name + ".rwindex")]
     # Pickles as its arguments.
     clone = pickle.loads(pickle.dumps(ds))
     assert clone.raw(7) == ds.raw(7)
@@ -132,10 +135,11 @@ def test_gz_dataset_is_a_deprecated_dataset(tmp_path):
     path = tmp_path / "e.tfrecord.gz"
     path.write_bytes((REF / "examples.tfrecord.gz").read_bytes())
     with pytest.warns(DeprecationWarning, match="Dataset reads compressed files itself"):
-        ds = recordwire.GzDataset(str(path), "auto", "example")
+        ds = recordwire.GzDataset(str(path), payload="example")
     assert isinstance(ds, recordwire.Dataset)
     assert ds.payload == "example" and len(ds) == 40
-    assert ds.index(4096) == [path.with_name("e.tfrecord.gz.rwindex")]
+    with pytest.warns(DeprecationWarning, match="write_index"):
+        assert ds.index(4096) == [path.with_name("e.tfrecord.gz.rwindex")]
     clone = pickle.loads(pickle.dumps(ds))
     assert type(clone) is recordwire.Dataset and bytes(clone.raw(3)) == bytes(ds.raw(3))
 

@@ -1,5 +1,5 @@
-"""Against TensorFlow itself: tf.train.Example parsing of every reference
-record, tf.io.parse_example of a batch, and tf.data reading what Writer
+"""Against TensorFlow itself: tf.train.Example and tf.train.SequenceExample
+parsing of every reference record, tf.io.parse_example of a batch, and tf.data reading what Writer
 wrote (plain and compressed)."""
 
 import numpy as np
@@ -38,6 +38,37 @@ def test_records_equal_tf_train_example(name):
                 assert [bytes(v) for v in value] == (want or []), (i, key)
             else:
                 assert np.asarray(want, dtype=value.dtype).tobytes() == value.tobytes(), (i, key)
+
+
+def check_tf_feature(value, feature, where):
+    """A value of ``ds[i]`` against a ``tf.train.Feature``."""
+    want = tf_values(feature)
+    if want is None or isinstance(value, list):
+        assert [bytes(v) for v in value] == (want or []), where
+    else:
+        assert np.asarray(want, dtype=value.dtype).tobytes() == value.tobytes(), where
+
+
+def test_sequence_examples_equal_tf_train_sequence_example():
+    name = "sequence_examples.tfrecord"
+    ds = recordwire.Dataset(str(REF / name))
+    tf_records = [r.numpy() for r in tf.data.TFRecordDataset(str(REF / name))]
+    assert len(tf_records) == len(ds)
+    lists_seen = 0
+    for i, payload in enumerate(tf_records):
+        se = tf.train.SequenceExample.FromString(payload)
+        got = ds[i]
+        sequence = got.pop("sequence")
+        assert sorted(got) == sorted(se.context.feature.keys()), i
+        for key, feature in se.context.feature.items():
+            check_tf_feature(got[key], feature, (i, key))
+        assert sorted(sequence) == sorted(se.feature_lists.feature_list.keys()), i
+        for key, flist in se.feature_lists.feature_list.items():
+            assert len(sequence[key]) == len(flist.feature), (i, key)
+            for t, feature in enumerate(flist.feature):
+                check_tf_feature(sequence[key][t], feature, (i, key, t))
+            lists_seen += 1
+    assert lists_seen > 5
 
 
 def test_decode_equals_parse_example():

@@ -179,7 +179,7 @@ impl Sampler {
     /// `data_len` bytes.
     pub(crate) fn push(&mut self, id: u64, offset: u64, data_len: u64) {
         self.last = Some((id, offset, data_len));
-        if id % self.stride != 0 {
+        if !id.is_multiple_of(self.stride) {
             return;
         }
         self.kept.push((offset, data_len));

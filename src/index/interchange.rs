@@ -133,7 +133,7 @@ fn looks_like_dali(head: &[u8]) -> bool {
 
 /// Whole 8-byte entries, the first 0, none smaller than the one before.
 fn looks_like_lirs(head: &[u8], len: u64) -> bool {
-    if len < 8 || len % 8 != 0 {
+    if len < 8 || !len.is_multiple_of(8) {
         return false;
     }
     let entries = head
@@ -419,7 +419,7 @@ impl Index {
     /// end of the last record comes from its frame header. A table whose
     /// length is not a multiple of 8 is a `stale_index` error.
     pub fn read_lirs(table: &[u8], data: &[u8], framing: Framing) -> Result<Index, Error> {
-        if table.len() % 8 != 0 {
+        if !table.len().is_multiple_of(8) {
             return Err(stale(
                 table.len() as u64,
                 format!(

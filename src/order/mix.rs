@@ -61,7 +61,7 @@ pub(crate) const TABLE_MAX: u64 = 64;
 /// Rounds of the Feistel network (used on domains of more than
 /// [`TABLE_MAX`] elements, so halves of at least 3 bits).
 pub(crate) const ROUNDS: usize = 8;
-const _: () = assert!(ROUNDS % 2 == 0, "rounds go in pairs");
+const _: () = assert!(ROUNDS.is_multiple_of(2), "rounds go in pairs");
 
 /// A keyed bijection of `[0, n)`.
 ///
@@ -272,7 +272,7 @@ mod tests {
                 }
             }
         }
-        (perm.len() - cycles) % 2 == 0
+        (perm.len() - cycles).is_multiple_of(2)
     }
 
     #[test]

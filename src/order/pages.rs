@@ -74,7 +74,7 @@ impl PageGroups {
                 ranks.push(groups);
             }
             if starts {
-                if groups % SAMPLE == 0 {
+                if groups.is_multiple_of(SAMPLE) {
                     samples.push((id / BLOCK) as u64);
                 }
                 words[id / 64] |= 1 << (id % 64);

@@ -139,7 +139,7 @@ fn run<'a, T: Element>(f: &crate::wire::Field<'a>) -> Option<Run<'a>> {
 /// Checks a packed run of fixed-width elements.
 #[inline]
 fn check_fixed<T: Element>(bytes: &[u8], tag_offset: u64) -> Result<usize, DecodeError> {
-    if bytes.len() % T::WIDTH != 0 {
+    if !bytes.len().is_multiple_of(T::WIDTH) {
         return Err(DecodeError::new(
             tag_offset,
             DecodeReason::PackedLength {

@@ -72,7 +72,7 @@ fn example(i: usize) -> Vec<u8> {
         ),
     ];
     // Missing in every fifth record (allow_missing: no elements).
-    if i % 5 != 0 {
+    if !i.is_multiple_of(5) {
         f.push((
             "boxes".into(),
             Feature::Float(

@@ -203,7 +203,7 @@ fn tf_features(i: u64, map: &mut Vec<u8>, seen: &mut Seen) {
     let mixed_i = [7u64, 300, 1 << 20, 0];
 
     // A duplicate key: the first "label" is replaced by the last one.
-    if i % 10 == 0 {
+    if i.is_multiple_of(10) {
         entry(
             map,
             "label",

@@ -364,7 +364,7 @@ fn check_documented_layout(bytes: &[u8], data: &[u8], index: &Index) {
         s *= 2;
     }
     let mut sampled: Vec<u64> = (0..n).step_by(s as usize).collect();
-    if n > 0 && (n - 1) % s != 0 {
+    if n > 0 && !(n - 1).is_multiple_of(s) {
         sampled.push(n - 1);
     }
     let header_len = index.framing().header_len();

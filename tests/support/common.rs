@@ -1020,7 +1020,7 @@ impl Num for f32 {
         f32::from_bits(0x7fa5_5a01)
     }
     fn decode_packed(b: &[u8]) -> Option<Vec<Self>> {
-        (b.len() % 4 == 0).then(|| {
+        b.len().is_multiple_of(4).then(|| {
             b.chunks_exact(4)
                 .map(|c| f32::from_bits(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
                 .collect()
@@ -1036,7 +1036,7 @@ impl Num for f64 {
         f64::from_bits(0x7ff5_a5a5_5a5a_0001)
     }
     fn decode_packed(b: &[u8]) -> Option<Vec<Self>> {
-        (b.len() % 8 == 0).then(|| {
+        b.len().is_multiple_of(8).then(|| {
             b.chunks_exact(8)
                 .map(|c| {
                     let mut a = [0u8; 8];

@@ -27,8 +27,8 @@ use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
-use parquet::format::KeyValue;
 
 use super::{bytes_runs, runs, Plan, Shape, Sink};
 use crate::batch::{Batch, Column, ColumnValue, DType, Spec};
@@ -221,7 +221,7 @@ impl ParquetOut {
             )]))
             // At least one batch per row group (a batch larger than the
             // default would otherwise be split).
-            .set_max_row_group_size(batch_size.max(1024 * 1024))
+            .set_max_row_group_row_count(Some(batch_size.max(1024 * 1024)))
             .build();
         let writer = ArrowWriter::try_new(
             BufWriter::with_capacity(1 << 20, file),
