@@ -695,3 +695,5 @@ fn adler32_over_long_input_matches_the_definition() {
     }
     assert_eq!(u64::from(adler.value()), b << 16 | a);
 }
+
+mod miniz;
