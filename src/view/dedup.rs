@@ -21,7 +21,7 @@
 //! fixed: names built to collide make lookups slower (at most one probe per
 //! name in the window, as for the comparison of every pair), never wrong.
 
-use super::map::Entries;
+use super::entry::Entries;
 use crate::wire::DecodeError;
 
 /// Entries whose names one table holds: maps of up to this many entries
