@@ -4,7 +4,7 @@
 //! as the JSON text that `recordwire inspect --spec` prints.
 
 use crate::names::OptionName;
-use crate::view::{Kind, PayloadKind};
+use crate::view::{hash_name, Kind, PayloadKind};
 
 /// The element type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -370,28 +370,6 @@ pub(crate) struct NameTable {
     hashes: Vec<u32>,
 }
 
-/// A fast hash of a name: 8 bytes at a time, multiply and rotate.
-#[inline]
-pub(crate) fn name_hash(name: &[u8]) -> u32 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = (name.len() as u64).wrapping_mul(K);
-    let mut chunks = name.chunks_exact(8);
-    for c in chunks.by_ref() {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-        h = (h ^ w).wrapping_mul(K).rotate_left(29);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        // Byte by byte: a copy of a variable length would be a call to memcpy.
-        let w = rest
-            .iter()
-            .enumerate()
-            .fold(0u64, |w, (i, &b)| w | u64::from(b) << (8 * i));
-        h = (h ^ w).wrapping_mul(K).rotate_left(29);
-    }
-    (h ^ (h >> 32)) as u32
-}
-
 impl NameTable {
     fn new(features: &[FeatureSpec]) -> Self {
         let size = (features.len() * 2).next_power_of_two().max(8);
@@ -400,7 +378,7 @@ impl NameTable {
             hashes: vec![0; size],
         };
         for (i, f) in features.iter().enumerate() {
-            let h = name_hash(f.name.as_bytes());
+            let h = hash_name(f.name.as_bytes());
             let mut s = h as usize & (size - 1);
             while t.slots[s] != 0 {
                 s = (s + 1) & (size - 1);
@@ -414,7 +392,7 @@ impl NameTable {
     /// The column of `name`, if the spec has it.
     #[inline]
     pub(crate) fn find(&self, features: &[FeatureSpec], name: &[u8]) -> Option<usize> {
-        let h = name_hash(name);
+        let h = hash_name(name);
         let mask = self.slots.len() - 1;
         let mut s = h as usize & mask;
         loop {

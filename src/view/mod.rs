@@ -46,6 +46,7 @@ mod entry;
 mod example;
 mod feature;
 mod features;
+mod hash;
 mod list;
 mod logical;
 mod map;
@@ -55,6 +56,7 @@ mod sequence_example;
 
 pub(crate) use feature::unknown_field;
 use feature::{nested_depth, validate_feature_segment};
+pub(crate) use hash::hash_name;
 use map::{validate_map, MapRef};
 
 pub use detect::{detect_payload, PayloadSniffer, UnknownField};
