@@ -14,14 +14,16 @@
 //! (200 YouTube-8M-like SequenceExamples; modes `parse` and `lazy` only), or
 //! a number N (2^17 / N wide records of N one-value int64 features).
 //! MODE: `parse` (validated, then every value), `lazy` (`new`, names checked
-//! as UTF-8, every value), `len` (the number of features) or `get` (lookups
-//! of a few names).
+//! as UTF-8, every value), `len` (the number of features), `get` (lookups
+//! of a few names) or `batch` (`batch::decode` in batches of 256 records,
+//! with the spec inferred from the file beforehand; `ctr`, `bert` and N).
 
 #[path = "../benches/common/corpus.rs"]
 mod corpus;
 
-use recordwire::frame::{records, Framing, ReadOptions};
-use recordwire::view::{Entry, ExampleRef, FeatureRef, ListRef, SequenceExampleRef};
+use recordwire::batch::{decode, Batch, Spec, SpecInference};
+use recordwire::frame::{records, Framing, ReadOptions, Record};
+use recordwire::view::{Entry, ExampleRef, FeatureRef, ListRef, PayloadKind, SequenceExampleRef};
 use std::hint::black_box;
 use std::process::ExitCode;
 
@@ -46,7 +48,35 @@ fn main() -> ExitCode {
             }
         },
     };
+    if mode == "batch" {
+        return report(batch_setup(&file));
+    }
     report(measured(&file, mode))
+}
+
+/// The records of `file` and the spec inferred from them, then
+/// [`measured_batch`].
+fn batch_setup(file: &[u8]) -> Result<usize, recordwire::Error> {
+    let all: Vec<Record<'_>> =
+        records(file, Framing::TfRecord, ReadOptions::default()).collect::<Result<_, _>>()?;
+    let mut inference = SpecInference::new(PayloadKind::Example);
+    for r in &all {
+        inference.add(r.data, r.data_offset)?;
+    }
+    let (spec, _) = inference.finish();
+    measured_batch(&all, &spec)
+}
+
+/// The measured loop of `batch`: returns the number of values decoded.
+#[inline(never)]
+fn measured_batch(all: &[Record<'_>], spec: &Spec) -> Result<usize, recordwire::Error> {
+    let mut batch = Batch::new();
+    let mut total = 0;
+    for chunk in all.chunks(256) {
+        decode(chunk, spec, &mut batch)?;
+        total += batch.columns().iter().map(|c| c.len()).sum::<usize>();
+    }
+    Ok(total)
 }
 
 fn report(r: Result<usize, recordwire::Error>) -> ExitCode {

@@ -1,9 +1,17 @@
 //! [`Column`] and [`Batch`]: decoded features in Arrow-compatible memory,
 //! reused from one batch to the next.
+//!
+//! Every method of [`Column`] is here: its public view, what the record walk
+//! (`decode`) and the fast path (`fast`) append to it and take back, and the
+//! finishing of its rows (joining the parts of a parallel decode, padding,
+//! lengths, sparse indices). The files of `batch` import downward only:
+//! `buf`, `spec` < `shape` < `column` < `fast` < `decode` < `threads`.
 
 use super::buf::AlignedBuf;
-use super::decode::Shape;
-use super::spec::{default_bytes, DType, FeatureSpec, Form, Spec};
+use super::shape::{shape_of, Fail, Shape};
+use super::spec::{default_bytes, DType, DefaultValue, FeatureSpec, Form, Spec};
+use crate::error::FeatureProblem;
+use crate::view::{FeatureListRef, ListRef, NumList};
 
 /// How a column's values are laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +104,7 @@ pub struct Column<'a> {
     /// Per-record decode state.
     pub(crate) seen: u64,
     pub(crate) mark: Mark,
-    pub(crate) pending: Option<super::decode::Fail>,
+    pub(crate) pending: Option<Fail>,
     /// Values the current row's entry gave (OFRecord raw lengths).
     pub(crate) entry_len: usize,
 }
@@ -142,7 +150,7 @@ impl<'a> Column<'a> {
             layout,
             borrow: f.borrow,
             sparse_wanted: f.sparse,
-            form: super::decode::shape_of(f, in_sequence),
+            form: shape_of(f, in_sequence),
             values: AlignedBuf::new(),
             offsets: AlignedBuf::new(),
             borrowed: Vec::new(),
@@ -521,5 +529,627 @@ impl<'a> Batch<'a> {
         for c in self.columns.iter_mut().chain(self.sequence.iter_mut()) {
             c.clear();
         }
+    }
+}
+
+// Building rows: what the record walk and the fast path append, and how an
+// entry or a row is taken back.
+impl<'a> Column<'a> {
+    /// Where the column stands now (to take an entry back).
+    #[inline]
+    fn mark_now(&self) -> Mark {
+        Mark {
+            values: self.len(),
+            frame_splits: self.frame_splits.count::<i64>(),
+        }
+    }
+
+    /// Drops values past the first `n`.
+    fn truncate_values(&mut self, n: usize) {
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.truncate(n),
+            (DType::Bytes, false) => {
+                self.offsets.truncate((n + 1) * 8);
+                let end = self.offsets.typed::<i64>()[n] as usize;
+                self.values.truncate(end);
+            }
+            (d, _) => self.values.truncate(n * d.width()),
+        }
+    }
+
+    /// Takes back what entries of the current row appended.
+    #[inline]
+    pub(super) fn rollback(&mut self) {
+        let m = self.mark;
+        self.truncate_values(m.values);
+        self.frame_splits.truncate(m.frame_splits * 8);
+    }
+
+    /// Keeps the first `rows` rows (before the batch is finished).
+    pub(super) fn truncate_rows(&mut self, rows: usize, shape: Shape) {
+        match shape {
+            Shape::Fixed { elems } | Shape::Raw { elems, .. } => {
+                self.truncate_values(rows * elems);
+                self.lengths.truncate(rows * 8);
+            }
+            Shape::VarLen | Shape::Padded { .. } => {
+                self.splits.truncate((rows + 1) * 8);
+                let n = self.splits.typed::<i64>()[rows] as usize;
+                self.truncate_values(n);
+            }
+            Shape::RaggedFrames => {
+                self.splits.truncate((rows + 1) * 8);
+                let frames = self.splits.typed::<i64>()[rows] as usize;
+                self.frame_splits.truncate((frames + 1) * 8);
+                let n = self.frame_splits.typed::<i64>()[frames] as usize;
+                self.truncate_values(n);
+            }
+        }
+    }
+
+    /// Appends the values of `list` (which must be of the column's type) and
+    /// returns how many.
+    #[inline]
+    fn append_list(
+        &mut self,
+        list: Option<ListRef<'a>>,
+        exact: Option<usize>,
+        at: u64,
+    ) -> Result<usize, Fail> {
+        let Some(list) = list else {
+            return Ok(0);
+        };
+        match (list, self.dtype) {
+            (ListRef::Int64(l), DType::Int64) => append_num(&mut self.values, l, exact),
+            (ListRef::Float(l), DType::Float32) => append_num(&mut self.values, l, exact),
+            (ListRef::Int32(l), DType::Int32) => append_num(&mut self.values, l, exact),
+            (ListRef::Double(l), DType::Float64) => append_num(&mut self.values, l, exact),
+            (ListRef::Bytes(l), DType::Bytes) => {
+                let mut n = 0;
+                if self.borrow {
+                    for v in l.iter() {
+                        self.borrowed.push(v?);
+                        n += 1;
+                    }
+                } else {
+                    for v in l.iter() {
+                        self.values.extend_from_slice(v?);
+                        self.offsets.push(self.values.len() as i64);
+                        n += 1;
+                    }
+                }
+                Ok(n)
+            }
+            (l, d) => Err(Fail::Feature(
+                at,
+                FeatureProblem::WrongType {
+                    expected: d.name_str(),
+                    found: l.kind().name(),
+                },
+            )),
+        }
+    }
+
+    /// Appends one value slot from the default (element `i` of it), or a
+    /// zero / empty value when there is none.
+    fn push_default(&mut self, spec_default: Option<&'a [u8]>, raw: Option<&[u8]>, i: usize) {
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.push(spec_default.unwrap_or_default()),
+            (DType::Bytes, false) => {
+                self.values
+                    .extend_from_slice(spec_default.unwrap_or_default());
+                self.offsets.push(self.values.len() as i64);
+            }
+            (d, _) => {
+                let w = d.width();
+                match raw.and_then(|r| r.get(i * w..(i + 1) * w)) {
+                    Some(v) => self.values.extend_from_slice(v),
+                    None => self.values.extend_space(w).fill(0),
+                }
+            }
+        }
+    }
+
+    /// Appends one OFRecord raw decoder row (`elems` values, zeros after the
+    /// record's own) from `list`.
+    fn append_raw(
+        &mut self,
+        list: Option<ListRef<'a>>,
+        elems: usize,
+        fewer: bool,
+        at: u64,
+    ) -> Result<usize, Fail> {
+        let start = self.values.len();
+        let w = self.dtype.width();
+        self.values.extend_space(elems * w).fill(0);
+        let row = &mut self.values.as_bytes_mut()[start..];
+        let n = match list {
+            None => 0,
+            Some(ListRef::Bytes(l)) => {
+                let mut it = l.iter();
+                let first = it.next().transpose()?;
+                let more = it.count();
+                let Some(v) = first.filter(|_| more == 0) else {
+                    let found = usize::from(first.is_some()) + more;
+                    return Err(Fail::Feature(
+                        at,
+                        FeatureProblem::NotOneBytesValue { found },
+                    ));
+                };
+                let n = v.len().min(elems);
+                for (i, &b) in v[..n].iter().enumerate() {
+                    put_cast(row, self.dtype, i, Num::I(i64::from(b as i8)));
+                }
+                return Ok(n);
+            }
+            Some(ListRef::Int64(l)) => raw_values(l, row, self.dtype, elems, fewer, at, Num::I)?,
+            Some(ListRef::Int32(l)) => raw_values(l, row, self.dtype, elems, fewer, at, |v| {
+                Num::I(i64::from(v))
+            })?,
+            Some(ListRef::Float(l)) => raw_values(l, row, self.dtype, elems, fewer, at, |v| {
+                Num::F(f64::from(v))
+            })?,
+            Some(ListRef::Double(l)) => raw_values(l, row, self.dtype, elems, fewer, at, Num::F)?,
+        };
+        Ok(n)
+    }
+    /// Before an entry of this column's name: the last entry of a name wins
+    /// (TensorFlow skips the earlier ones unread), so what an earlier entry
+    /// of this row appended is taken back.
+    #[inline]
+    pub(super) fn begin_entry(&mut self, stamp: u64) {
+        if self.seen == stamp {
+            self.rollback();
+        } else {
+            self.seen = stamp;
+            self.mark = self.mark_now();
+        }
+        self.pending = None;
+        self.entry_len = 0;
+    }
+
+    /// After an entry: a failure is kept until the record ends (a later
+    /// entry of the name may replace it). Returns whether it failed.
+    #[inline]
+    pub(super) fn end_entry(&mut self, r: Result<(), Fail>) -> bool {
+        match r {
+            Ok(()) => false,
+            Err(fail) => {
+                self.rollback();
+                self.pending = Some(fail);
+                true
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn append_feature(
+        &mut self,
+        shape: Shape,
+        list: Option<ListRef<'a>>,
+        at: u64,
+    ) -> Result<(), Fail> {
+        match shape {
+            Shape::Fixed { elems } => {
+                let n = self.append_list(list, Some(elems), at)?;
+                if n != elems {
+                    let problem = FeatureProblem::WrongCount {
+                        expected: elems,
+                        found: n,
+                    };
+                    return Err(Fail::Feature(at, problem));
+                }
+            }
+            Shape::VarLen => {
+                self.append_list(list, None, at)?;
+            }
+            Shape::Padded { elems, .. } => {
+                let n = self.append_list(list, None, at)?;
+                if (elems == 0 && n != 0) || (elems != 0 && n % elems != 0) {
+                    let problem = FeatureProblem::NotMultiple {
+                        element: elems,
+                        found: n,
+                    };
+                    return Err(Fail::Feature(at, problem));
+                }
+            }
+            Shape::Raw { elems, fewer, .. } => {
+                self.entry_len = self.append_raw(list, elems, fewer, at)?;
+            }
+            Shape::RaggedFrames => {}
+        }
+        Ok(())
+    }
+
+    pub(super) fn append_frames(
+        &mut self,
+        shape: Shape,
+        list: FeatureListRef<'a>,
+        at: u64,
+    ) -> Result<(), Fail> {
+        for (i, frame) in list.iter().enumerate() {
+            let frame = frame?;
+            let values = frame.list()?;
+            match shape {
+                Shape::Padded { elems, .. } => {
+                    let n = self.append_list(values, Some(elems), at)?;
+                    if n != elems {
+                        let problem = FeatureProblem::WrongFrameCount {
+                            frame: i,
+                            expected: elems,
+                            found: n,
+                        };
+                        return Err(Fail::Feature(at, problem));
+                    }
+                }
+                _ => {
+                    self.append_list(values, None, at)?;
+                    self.frame_splits.push(self.len() as i64);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After the record's entries: fills a missing feature, closes the row.
+    pub(super) fn end_row(
+        &mut self,
+        spec: &'a FeatureSpec,
+        shape: Shape,
+        stamp: u64,
+        base: u64,
+    ) -> Result<(), Fail> {
+        if let Some(fail) = self.pending.take() {
+            return Err(fail);
+        }
+        let present = self.seen == stamp;
+        match shape {
+            Shape::Fixed { elems } => {
+                if !present {
+                    if self.default.is_none() {
+                        return Err(Fail::Feature(base, FeatureProblem::Missing));
+                    }
+                    let raw = self.default.take();
+                    for i in 0..elems {
+                        self.push_default(spec_bytes_default(spec, i), raw.as_deref(), i);
+                    }
+                    self.default = raw;
+                }
+            }
+            Shape::Raw { .. } => {
+                if !present {
+                    return Err(Fail::Feature(base, FeatureProblem::Missing));
+                }
+                self.lengths.push(self.entry_len as i64);
+            }
+            Shape::Padded { .. } => {
+                let allow_missing = matches!(
+                    spec.form,
+                    Form::FixedLenSequence {
+                        allow_missing: true,
+                        ..
+                    }
+                );
+                if !present && !allow_missing {
+                    return Err(Fail::Feature(base, FeatureProblem::Missing));
+                }
+                self.splits.push(self.len() as i64);
+            }
+            Shape::VarLen => self.splits.push(self.len() as i64),
+            Shape::RaggedFrames => {
+                let frames = self.frame_splits.count::<i64>() - 1;
+                self.splits.push(frames as i64);
+            }
+        }
+        Ok(())
+    }
+}
+
+// Finishing: joining the parts of a parallel decode, then shapes, padding,
+// lengths and sparse indices.
+impl<'a> Column<'a> {
+    /// Appends `other`'s rows (both unfinished) after this column's.
+    pub(super) fn append_rows(&mut self, other: &Column<'a>, shape: Shape) {
+        let (values_before, frames_before) = (
+            self.len() as i64,
+            self.frame_splits.count::<i64>() as i64 - 1,
+        );
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, true) => self.borrowed.extend_from_slice(&other.borrowed),
+            (DType::Bytes, false) => {
+                let data_before = self.values.len() as i64;
+                self.values.extend_from_slice(other.values.as_bytes());
+                let src = &other.offsets.typed::<i64>()[1..];
+                let dst = self.offsets.extend_typed::<i64>(src.len());
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d = s + data_before;
+                }
+            }
+            _ => self.values.extend_from_slice(other.values.as_bytes()),
+        }
+        self.lengths.extend_from_slice(other.lengths.as_bytes());
+        let shift = |dst: &mut super::buf::AlignedBuf, src: &super::buf::AlignedBuf, by: i64| {
+            let src = &src.typed::<i64>()[1..];
+            let out = dst.extend_typed::<i64>(src.len());
+            for (d, s) in out.iter_mut().zip(src) {
+                *d = s + by;
+            }
+        };
+        match shape {
+            Shape::VarLen | Shape::Padded { .. } => {
+                shift(&mut self.splits, &other.splits, values_before)
+            }
+            Shape::RaggedFrames => {
+                shift(&mut self.splits, &other.splits, frames_before);
+                shift(&mut self.frame_splits, &other.frame_splits, values_before);
+            }
+            Shape::Fixed { .. } | Shape::Raw { .. } => {}
+        }
+    }
+
+    /// Turns the decoded rows into the column's final form: shapes, padding
+    /// of sequence columns, lengths, sparse indices.
+    fn finish(&mut self, spec: &'a FeatureSpec, shape: Shape, rows: usize) {
+        self.shape.clear();
+        self.shape.push(rows);
+        let inner = spec.form.shape().unwrap_or_default();
+        match shape {
+            Shape::Fixed { .. } | Shape::Raw { .. } => self.shape.extend_from_slice(inner),
+            Shape::VarLen => {
+                if self.sparse_wanted {
+                    self.sparse_2d(rows);
+                }
+            }
+            Shape::RaggedFrames => {
+                if self.sparse_wanted {
+                    self.sparse_3d(rows);
+                }
+            }
+            Shape::Padded { elems, .. } => {
+                let max = self.pad(spec, elems, rows);
+                self.shape.push(max);
+                self.shape.extend_from_slice(inner);
+            }
+        }
+    }
+
+    fn sparse_2d(&mut self, rows: usize) {
+        self.indices.clear();
+        let mut max = 0;
+        let splits = self.splits.typed::<i64>();
+        let out = self.indices.extend_typed::<i64>(2 * splits[rows] as usize);
+        let mut k = 0;
+        for r in 0..rows {
+            let n = (splits[r + 1] - splits[r]) as usize;
+            max = max.max(n);
+            for j in 0..n {
+                out[k] = r as i64;
+                out[k + 1] = j as i64;
+                k += 2;
+            }
+        }
+        self.sparse_shape.clear();
+        self.sparse_shape.extend_from_slice(&[rows, max]);
+    }
+
+    fn sparse_3d(&mut self, rows: usize) {
+        self.indices.clear();
+        let (mut max_frames, mut max_values) = (0, 0);
+        let splits = self.splits.typed::<i64>();
+        let frames = self.frame_splits.typed::<i64>();
+        let total = frames[splits[rows] as usize] as usize;
+        let out = self.indices.extend_typed::<i64>(3 * total);
+        let mut k = 0;
+        for r in 0..rows {
+            let (f0, f1) = (splits[r] as usize, splits[r + 1] as usize);
+            max_frames = max_frames.max(f1 - f0);
+            for f in f0..f1 {
+                let n = (frames[f + 1] - frames[f]) as usize;
+                max_values = max_values.max(n);
+                for j in 0..n {
+                    out[k..k + 3].copy_from_slice(&[r as i64, (f - f0) as i64, j as i64]);
+                    k += 3;
+                }
+            }
+        }
+        self.sparse_shape.clear();
+        self.sparse_shape
+            .extend_from_slice(&[rows, max_frames, max_values]);
+    }
+
+    /// Pads each row to the longest (in elements of `elems` values) with the
+    /// default; sets the lengths; returns the longest.
+    fn pad(&mut self, spec: &'a FeatureSpec, elems: usize, rows: usize) -> usize {
+        let splits = self.splits.typed::<i64>();
+        self.lengths.clear();
+        let lens = self.lengths.extend_typed::<i64>(rows);
+        let mut max = 0;
+        for r in 0..rows {
+            let n = (splits[r + 1] - splits[r]) as usize;
+            let units = n.checked_div(elems).unwrap_or(0);
+            lens[r] = units as i64;
+            max = max.max(units);
+        }
+        let slot = max * elems;
+        match (self.dtype, self.borrow) {
+            (DType::Bytes, _) => {
+                let fill = spec_bytes_default(spec, 0).unwrap_or_default();
+                if self.borrow {
+                    self.spare_borrowed.clear();
+                    for r in 0..rows {
+                        let (a, b) = (splits[r] as usize, splits[r + 1] as usize);
+                        self.spare_borrowed.extend_from_slice(&self.borrowed[a..b]);
+                        for _ in (b - a)..slot {
+                            self.spare_borrowed.push(fill);
+                        }
+                    }
+                    std::mem::swap(&mut self.borrowed, &mut self.spare_borrowed);
+                } else {
+                    self.spare.clear();
+                    self.spare_offsets.clear();
+                    self.spare_offsets.push(0i64);
+                    let offsets = self.offsets.typed::<i64>();
+                    let data = self.values.as_bytes();
+                    for r in 0..rows {
+                        let (a, b) = (splits[r] as usize, splits[r + 1] as usize);
+                        for i in a..b {
+                            let v = &data[offsets[i] as usize..offsets[i + 1] as usize];
+                            self.spare.extend_from_slice(v);
+                            self.spare_offsets.push(self.spare.len() as i64);
+                        }
+                        for _ in (b - a)..slot {
+                            self.spare.extend_from_slice(fill);
+                            self.spare_offsets.push(self.spare.len() as i64);
+                        }
+                    }
+                    std::mem::swap(&mut self.values, &mut self.spare);
+                    std::mem::swap(&mut self.offsets, &mut self.spare_offsets);
+                }
+            }
+            (d, _) => {
+                let w = d.width();
+                let mut fill = [0u8; 8];
+                if let Some(raw) = self.default.as_deref() {
+                    fill[..w].copy_from_slice(&raw[..w]);
+                }
+                let fill = &fill[..w];
+                let row_bytes = slot * w;
+                // Move rows to their padded places from the last one down:
+                // each row's new place is at or after its old one, and past
+                // every earlier row's old place.
+                self.values.resize_zeroed(rows * row_bytes);
+                let values = self.values.as_bytes_mut();
+                for r in (0..rows).rev() {
+                    let (a, b) = (splits[r] as usize * w, splits[r + 1] as usize * w);
+                    let dst = r * row_bytes;
+                    values.copy_within(a..b, dst);
+                    for c in values[dst + (b - a)..dst + row_bytes].chunks_exact_mut(w) {
+                        c.copy_from_slice(fill);
+                    }
+                }
+            }
+        }
+        max
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// Turns the decoded rows into their final form (see
+    /// [`Column::finish`]).
+    pub(super) fn finish(&mut self, spec: &'a Spec) {
+        let rows = self.rows;
+        for (c, f) in self.columns.iter_mut().zip(spec.features()) {
+            c.finish(f, c.form, rows);
+        }
+        for (c, f) in self.sequence.iter_mut().zip(spec.sequence()) {
+            c.finish(f, c.form, rows);
+        }
+    }
+}
+
+impl DType {
+    fn name_str(self) -> &'static str {
+        crate::names::OptionName::name(self)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Num {
+    I(i64),
+    F(f64),
+}
+
+/// Stores `v` as element `i` of `row`, converted to `dtype` the way C++'s
+/// `static_cast` does (float to integer truncates; out of range saturates,
+/// where C++ leaves it undefined).
+fn put_cast(row: &mut [u8], dtype: DType, i: usize, v: Num) {
+    macro_rules! put {
+        ($t:ty) => {{
+            let x: $t = match v {
+                Num::I(x) => x as $t,
+                Num::F(x) => x as $t,
+            };
+            let w = std::mem::size_of::<$t>();
+            row[i * w..(i + 1) * w].copy_from_slice(&x.to_le_bytes());
+        }};
+    }
+    match dtype {
+        DType::Int64 => put!(i64),
+        DType::Int32 => put!(i32),
+        DType::Int8 => put!(i8),
+        DType::UInt8 => put!(u8),
+        DType::Float32 => put!(f32),
+        DType::Float64 => put!(f64),
+        DType::Bytes => {}
+    }
+}
+
+fn raw_values<T: crate::view::Element>(
+    l: NumList<'_, T>,
+    row: &mut [u8],
+    dtype: DType,
+    elems: usize,
+    fewer: bool,
+    at: u64,
+    num: impl Fn(T) -> Num,
+) -> Result<usize, Fail> {
+    let n = l.len()?;
+    if fewer && n > elems {
+        return Err(Fail::Feature(
+            at,
+            FeatureProblem::TooMany {
+                max: elems,
+                found: n,
+            },
+        ));
+    }
+    if !fewer && n != elems {
+        return Err(Fail::Feature(
+            at,
+            FeatureProblem::WrongCount {
+                expected: elems,
+                found: n,
+            },
+        ));
+    }
+    for (i, v) in l.iter().enumerate() {
+        put_cast(row, dtype, i, num(v?));
+    }
+    Ok(n)
+}
+
+/// Decodes a numeric list straight into the column in one pass: room for
+/// `exact` values (a fixed_len feature's count: any other count is an error
+/// the caller reports) or for the list's bound, then the values, then the
+/// length cut to what the list held.
+#[inline]
+fn append_num<T: crate::view::Element + bytemuck::Pod>(
+    values: &mut super::buf::AlignedBuf,
+    l: NumList<'_, T>,
+    exact: Option<usize>,
+) -> Result<usize, Fail> {
+    let room = match exact {
+        Some(n) => n,
+        None => l.len_bound()?,
+    };
+    let start = values.len();
+    let out = values.extend_typed::<T>(room);
+    let n = l.copy_to_slice(out)?;
+    values.truncate(start + n.min(room) * std::mem::size_of::<T>());
+    Ok(n)
+}
+
+/// The default of a bytes feature as a slice of the spec (element `i`).
+fn spec_bytes_default(f: &FeatureSpec, i: usize) -> Option<&[u8]> {
+    match &f.form {
+        Form::FixedLen {
+            default: Some(DefaultValue::Bytes(b)),
+            ..
+        }
+        | Form::FixedLenSequence {
+            default: Some(DefaultValue::Bytes(b)),
+            ..
+        } => b.get(i).map(Vec::as_slice),
+        _ => None,
     }
 }

@@ -7,7 +7,7 @@
 //! the general walk, which gives the same values and the errors.
 
 use super::column::Column;
-use super::decode::Shape;
+use super::shape::Shape;
 use super::spec::{DType, FeatureSpec, NameTable};
 use crate::wire::{decode_packed_into, decode_varint, MAX_DEPTH};
 

@@ -3,13 +3,8 @@
 //! `FixedLenSequenceFeature`, and OneFlow's raw decoder), as Rust values and
 //! as the JSON text that `recordwire inspect --spec` prints.
 
-use std::fmt::Write as _;
-
-use super::spec_json::{features_from_json, features_to_json, json_str};
-use super::spec_python::{py_str, tf_feature};
-use crate::json::read::{parse_json, JsonValue};
 use crate::names::OptionName;
-use crate::view::{Kind, PayloadKind};
+use crate::view::{hash_name, Kind, PayloadKind};
 
 /// The element type of a column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -375,28 +370,6 @@ pub(crate) struct NameTable {
     hashes: Vec<u32>,
 }
 
-/// A fast hash of a name: 8 bytes at a time, multiply and rotate.
-#[inline]
-pub(crate) fn name_hash(name: &[u8]) -> u32 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = (name.len() as u64).wrapping_mul(K);
-    let mut chunks = name.chunks_exact(8);
-    for c in chunks.by_ref() {
-        let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-        h = (h ^ w).wrapping_mul(K).rotate_left(29);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        // Byte by byte: a copy of a variable length would be a call to memcpy.
-        let w = rest
-            .iter()
-            .enumerate()
-            .fold(0u64, |w, (i, &b)| w | u64::from(b) << (8 * i));
-        h = (h ^ w).wrapping_mul(K).rotate_left(29);
-    }
-    (h ^ (h >> 32)) as u32
-}
-
 impl NameTable {
     fn new(features: &[FeatureSpec]) -> Self {
         let size = (features.len() * 2).next_power_of_two().max(8);
@@ -405,7 +378,7 @@ impl NameTable {
             hashes: vec![0; size],
         };
         for (i, f) in features.iter().enumerate() {
-            let h = name_hash(f.name.as_bytes());
+            let h = hash_name(f.name.as_bytes());
             let mut s = h as usize & (size - 1);
             while t.slots[s] != 0 {
                 s = (s + 1) & (size - 1);
@@ -419,7 +392,7 @@ impl NameTable {
     /// The column of `name`, if the spec has it.
     #[inline]
     pub(crate) fn find(&self, features: &[FeatureSpec], name: &[u8]) -> Option<usize> {
-        let h = name_hash(name);
+        let h = hash_name(name);
         let mask = self.slots.len() - 1;
         let mut s = h as usize & mask;
         loop {
@@ -536,102 +509,6 @@ impl Spec {
     /// The column of the feature named `name`, if the spec has it.
     pub fn find(&self, name: &str) -> Option<usize> {
         self.table.find(&self.features, name.as_bytes())
-    }
-
-    /// Reads a spec from its JSON text (see the module docs for the format).
-    pub fn from_json(text: &[u8]) -> Result<Spec, SpecError> {
-        let v = parse_json(text).map_err(|e| spec_error("", e.to_string()))?;
-        Spec::from_value(&v)
-    }
-
-    /// Reads a spec from parsed JSON.
-    pub fn from_value(v: &JsonValue) -> Result<Spec, SpecError> {
-        let JsonValue::Object(members) = v else {
-            return Err(spec_error("", "a spec is a JSON object"));
-        };
-        let mut payload = PayloadKind::Example;
-        let (mut features, mut sequence) = (Vec::new(), None);
-        for (key, value) in members {
-            match key.as_slice() {
-                b"payload" => {
-                    let s = json_str(value, "payload")?;
-                    payload = s
-                        .parse()
-                        .map_err(|e| spec_error("payload", format!("{e}")))?;
-                }
-                b"features" => features = features_from_json(value, "features")?,
-                b"sequence" => sequence = Some(features_from_json(value, "sequence")?),
-                other => {
-                    return Err(spec_error(
-                        String::from_utf8_lossy(other),
-                        "unknown member (expected payload, features, sequence)",
-                    ))
-                }
-            }
-        }
-        if sequence.is_some() && payload != PayloadKind::SequenceExample {
-            return Err(spec_error(
-                "sequence",
-                format!("only a sequence_example spec has a sequence part, not {payload}"),
-            ));
-        }
-        Spec::new(payload, features, sequence.unwrap_or_default())
-    }
-
-    /// The spec as JSON text, one feature per line; [`Spec::from_json`] reads it back.
-    pub fn to_json(&self) -> String {
-        let mut out = Vec::new();
-        out.extend_from_slice(b"{\n  \"payload\": \"");
-        out.extend_from_slice(self.payload.name().as_bytes());
-        out.extend_from_slice(b"\",\n  \"features\": ");
-        features_to_json(&mut out, &self.features);
-        if self.payload == PayloadKind::SequenceExample {
-            out.extend_from_slice(b",\n  \"sequence\": ");
-            features_to_json(&mut out, &self.sequence);
-        }
-        out.extend_from_slice(b"\n}\n");
-        String::from_utf8_lossy(&out).into_owned()
-    }
-
-    /// The equivalent TensorFlow Python: `features = {...}` for tf.Example,
-    /// `context_features = {...}` and `sequence_features = {...}` for
-    /// SequenceExample; OFRecord raw features are written as OneFlow's
-    /// `flow.nn.OFRecordRawDecoder(...)` calls.
-    pub fn to_tensorflow(&self) -> String {
-        let mut s = String::from("import tensorflow as tf\n\n");
-        let python_features = |s: &mut String, var: &str, features: &[FeatureSpec]| {
-            let _ = writeln!(s, "{var} = {{");
-            for f in features {
-                let _ = writeln!(s, "    {}: {},", py_str(f.name.as_bytes()), tf_feature(f));
-            }
-            s.push_str("}\n");
-        };
-        match self.payload {
-            PayloadKind::SequenceExample => {
-                python_features(&mut s, "context_features", &self.features);
-                python_features(&mut s, "sequence_features", &self.sequence);
-            }
-            PayloadKind::Example => python_features(&mut s, "features", &self.features),
-            PayloadKind::OfRecord | PayloadKind::Raw => {
-                // OneFlow has a decoder for the raw form only; the others are
-                // listed as comments.
-                s = String::from("import oneflow as flow\n\ndecoders = {\n");
-                for f in &self.features {
-                    let name = py_str(f.name.as_bytes());
-                    let _ = match f.form {
-                        Form::OfRecordRaw { .. } => writeln!(s, "    {name}: {},", tf_feature(f)),
-                        _ => writeln!(
-                            s,
-                            "    # {name}: {} {} (no OneFlow decoder: recordwire only)",
-                            f.form.name(),
-                            f.dtype
-                        ),
-                    };
-                }
-                s.push_str("}\n");
-            }
-        }
-        s
     }
 }
 

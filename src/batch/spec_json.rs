@@ -1,9 +1,11 @@
 //! A [`Spec`](super::Spec) as JSON text: reading (with the member's path in
 //! every error) and writing.
 
-use super::spec::{spec_error, DType, DefaultValue, FeatureSpec, Form, SpecError};
+use super::spec::{spec_error, DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
+use crate::json::read::parse_json;
 use crate::json::read::JsonValue;
 use crate::names::{write_json_string, OptionName};
+use crate::view::PayloadKind;
 
 pub(super) fn json_str<'v>(v: &'v JsonValue, path: &str) -> Result<&'v str, SpecError> {
     match v {
@@ -297,4 +299,63 @@ pub(super) fn features_to_json(out: &mut Vec<u8>, features: &[FeatureSpec]) {
         out.push(b'\n');
     }
     out.extend_from_slice(b"  }");
+}
+
+/// The spec's JSON form: read and written here, so that the spec itself
+/// knows nothing of its printers.
+impl Spec {
+    /// Reads a spec from its JSON text (see the module docs for the format).
+    pub fn from_json(text: &[u8]) -> Result<Spec, SpecError> {
+        let v = parse_json(text).map_err(|e| spec_error("", e.to_string()))?;
+        Spec::from_value(&v)
+    }
+
+    /// Reads a spec from parsed JSON.
+    pub fn from_value(v: &JsonValue) -> Result<Spec, SpecError> {
+        let JsonValue::Object(members) = v else {
+            return Err(spec_error("", "a spec is a JSON object"));
+        };
+        let mut payload = PayloadKind::Example;
+        let (mut features, mut sequence) = (Vec::new(), None);
+        for (key, value) in members {
+            match key.as_slice() {
+                b"payload" => {
+                    let s = json_str(value, "payload")?;
+                    payload = s
+                        .parse()
+                        .map_err(|e| spec_error("payload", format!("{e}")))?;
+                }
+                b"features" => features = features_from_json(value, "features")?,
+                b"sequence" => sequence = Some(features_from_json(value, "sequence")?),
+                other => {
+                    return Err(spec_error(
+                        String::from_utf8_lossy(other),
+                        "unknown member (expected payload, features, sequence)",
+                    ))
+                }
+            }
+        }
+        if sequence.is_some() && payload != PayloadKind::SequenceExample {
+            return Err(spec_error(
+                "sequence",
+                format!("only a sequence_example spec has a sequence part, not {payload}"),
+            ));
+        }
+        Spec::new(payload, features, sequence.unwrap_or_default())
+    }
+
+    /// The spec as JSON text, one feature per line; [`Spec::from_json`] reads it back.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::new();
+        out.extend_from_slice(b"{\n  \"payload\": \"");
+        out.extend_from_slice(self.payload().name().as_bytes());
+        out.extend_from_slice(b"\",\n  \"features\": ");
+        features_to_json(&mut out, self.features());
+        if self.payload() == PayloadKind::SequenceExample {
+            out.extend_from_slice(b",\n  \"sequence\": ");
+            features_to_json(&mut out, self.sequence());
+        }
+        out.extend_from_slice(b"\n}\n");
+        String::from_utf8_lossy(&out).into_owned()
+    }
 }

@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::spec::{DType, DefaultValue, FeatureSpec, Form};
+use super::spec::{DType, DefaultValue, FeatureSpec, Form, Spec};
 use crate::names::{write_json_string, OptionName};
+use crate::view::PayloadKind;
 
 /// A Python `str` literal.
 pub(super) fn py_str(s: &[u8]) -> String {
@@ -128,5 +129,49 @@ pub(super) fn tf_feature(f: &FeatureSpec) -> String {
             },
             if *auto_zero_padding { "True" } else { "False" },
         ),
+    }
+}
+
+/// The spec as Python source (TensorFlow's, or OneFlow's decoders).
+impl Spec {
+    /// The equivalent TensorFlow Python: `features = {...}` for tf.Example,
+    /// `context_features = {...}` and `sequence_features = {...}` for
+    /// SequenceExample; OFRecord raw features are written as OneFlow's
+    /// `flow.nn.OFRecordRawDecoder(...)` calls.
+    pub fn to_tensorflow(&self) -> String {
+        let mut s = String::from("import tensorflow as tf\n\n");
+        let python_features = |s: &mut String, var: &str, features: &[FeatureSpec]| {
+            let _ = writeln!(s, "{var} = {{");
+            for f in features {
+                let _ = writeln!(s, "    {}: {},", py_str(f.name.as_bytes()), tf_feature(f));
+            }
+            s.push_str("}\n");
+        };
+        match self.payload() {
+            PayloadKind::SequenceExample => {
+                python_features(&mut s, "context_features", self.features());
+                python_features(&mut s, "sequence_features", self.sequence());
+            }
+            PayloadKind::Example => python_features(&mut s, "features", self.features()),
+            PayloadKind::OfRecord | PayloadKind::Raw => {
+                // OneFlow has a decoder for the raw form only; the others are
+                // listed as comments.
+                s = String::from("import oneflow as flow\n\ndecoders = {\n");
+                for f in self.features() {
+                    let name = py_str(f.name.as_bytes());
+                    let _ = match f.form {
+                        Form::OfRecordRaw { .. } => writeln!(s, "    {name}: {},", tf_feature(f)),
+                        _ => writeln!(
+                            s,
+                            "    # {name}: {} {} (no OneFlow decoder: recordwire only)",
+                            f.form.name(),
+                            f.dtype
+                        ),
+                    };
+                }
+                s.push_str("}\n");
+            }
+        }
+        s
     }
 }

@@ -3,7 +3,6 @@
 
 use super::column::Batch;
 use super::decode::{decode, decode_rows, Input};
-use super::finish::finish;
 use super::spec::Spec;
 use crate::error::{Error, ErrorKind};
 use crate::frame::{OwnedRecord, Record};
@@ -87,7 +86,7 @@ impl Decoder {
             failed = results[k + 1].take();
         }
         batch.parts = extra;
-        finish(batch, spec);
+        batch.finish(spec);
         failed.map_or(Ok(()), Err)
     }
 }

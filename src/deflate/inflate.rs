@@ -21,8 +21,15 @@ use super::{CodeKind, InflateError, InflateReason, Progress};
 /// Spare bytes kept after the decode limit inside `out`: one longest match
 /// (258) plus an 8-byte copy's overshoot, rounded up.
 const SLACK: usize = 512;
-/// The least `out` grows by at once.
-const MIN_GROW: usize = 32 * 1024;
+/// What `out` grows by at once (plus [`SLACK`]) when the decode needs room.
+/// A fixed step, not a share of what `out` already holds: `run` truncates
+/// `out` to the output when it returns, so the zero-filled room past it is
+/// filled again by the next call, and with a step proportional to the
+/// output a caller stopping at every block (with no limit) re-zeroed the
+/// whole output at each block. With a fixed step each call zero-fills what
+/// it decodes plus at most one step; `Vec` still doubles its capacity, so
+/// reallocation stays amortised.
+const GROW_STEP: usize = 64 * 1024;
 /// The order of the code-length code lengths in a dynamic header.
 const CODELEN_ORDER: [usize; 19] = [
     16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15,
@@ -528,7 +535,7 @@ impl Inflate {
             if at >= out_limit {
                 break Ok(false);
             }
-            grow(out, at, at.max(MIN_GROW), out_limit);
+            grow(out, at, GROW_STEP, out_limit);
             let end = out_limit.min(out.len() - SLACK);
             let buf = &mut out[..];
             match decode(&mut b, litlen, dist, buf, &mut at, end) {

@@ -202,6 +202,46 @@ fn stops_at_limits_and_resumes() {
     }
 }
 
+/// The block starts, output and end of `input`'s stream decoded in steps
+/// of `step` bytes, stopping at every block too.
+fn stepped_blocks(input: &[u8], step: usize) -> (Vec<(u64, usize)>, Vec<u8>, u64) {
+    let mut inflate = Inflate::at(0);
+    let mut out = Vec::new();
+    let mut starts = vec![(0, 0)];
+    loop {
+        let limit = out.len() + step;
+        match inflate.run(input, &mut out, limit, true).expect("valid") {
+            Progress::Block { bit } => starts.push((bit, out.len())),
+            Progress::Limit => assert!(out.len() >= limit),
+            Progress::End { bit } => return (starts, out, bit),
+        }
+    }
+}
+
+#[test]
+fn a_long_run_without_limit_matches_stepped_runs() {
+    // The module doc's loop (no limit, a stop at every block, the whole
+    // output kept in one Vec: the case whose growth once re-zeroed the
+    // output at every call) over a few MB and a few hundred blocks, against
+    // runs in steps of several sizes.
+    let data = mixed(3_000_000, 21);
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+    for part in data.chunks(10_000) {
+        e.write_all(part).expect("in memory");
+        e.flush().expect("in memory");
+    }
+    let input = e.finish().expect("in memory");
+    let (starts, out, end) = blocks(&input);
+    assert!(out == data);
+    assert!(starts.len() > 300, "{} blocks", starts.len());
+    for step in [1 << 20, 100_000, 4_093, 300] {
+        let (s, o, e) = stepped_blocks(&input, step);
+        assert_eq!(s, starts, "step {step}");
+        assert!(o == out, "step {step}");
+        assert_eq!(e, end, "step {step}");
+    }
+}
+
 #[test]
 fn drained_output_keeps_its_window() {
     // What an indexer does: keep only the last WINDOW bytes between calls.
@@ -655,3 +695,5 @@ fn adler32_over_long_input_matches_the_definition() {
     }
     assert_eq!(u64::from(adler.value()), b << 16 | a);
 }
+
+mod miniz;

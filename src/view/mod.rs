@@ -42,9 +42,11 @@ mod payload;
 
 mod dedup;
 mod detect;
+mod entry;
 mod example;
 mod feature;
 mod features;
+mod hash;
 mod list;
 mod logical;
 mod map;
@@ -54,13 +56,15 @@ mod sequence_example;
 
 pub(crate) use feature::unknown_field;
 use feature::{nested_depth, validate_feature_segment};
+pub(crate) use hash::hash_name;
 use map::{validate_map, MapRef};
 
 pub use detect::{detect_payload, PayloadSniffer, UnknownField};
+pub use entry::{Entries, Entry};
 pub use example::ExampleRef;
 pub use feature::{FeatureRef, ListRef};
 pub use features::{FeaturesRef, NamedFeature, NamedFeatures};
-pub use map::{Effective, Entries, Entry, FromEntry, Named};
+pub use map::{Effective, FromEntry, Named};
 pub use ofrecord::OfRecordRef;
 pub use payload::{Payload, PayloadKind, PayloadRef};
 pub use schema::{Kind, Schema};

@@ -5,7 +5,8 @@
 //! fixes what a damaged map yields.
 
 use super::*;
-use crate::view::dedup::{hash_name, Walk};
+use crate::view::dedup::Walk;
+use crate::view::hash_name;
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::sync::LazyLock;
