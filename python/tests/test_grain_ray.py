@@ -60,3 +60,20 @@ def test_ray_data_from_arrow_batches(ids_file):
         assert [r["name"] for r in rows] == [f"rec-{i}".encode() for i in range(N)]
     finally:
         ray.shutdown()
+
+
+def test_grain_over_a_compressed_shard(ids_file, tmp_path):
+    grain = pytest.importorskip("grain", reason="grain is installed by ./test.sh and .ci/run: it must not be missing there")
+    gz = tmp_path / "ids.tfrecord.gz"
+    with recordwire.Writer(gz, compression="gzip") as w:
+        for i in range(N, 2 * N):
+            w.write({"id": i, "name": f"rec-{i}"})
+    source = DataSource([ids_file, str(gz)])
+    assert len(source) == 2 * N
+    sampler = grain.samplers.IndexSampler(num_records=len(source), shuffle=True, seed=2, num_epochs=1,
+                                          shard_options=grain.sharding.NoSharding())
+    loader = grain.DataLoader(data_source=source, sampler=sampler, worker_count=2)
+    got = sorted(int(r["id"][0]) for r in loader)
+    assert got == list(range(2 * N))
+    raw = DataSource(str(gz), raw=True)
+    assert raw[3] == bytes(recordwire.Dataset(str(gz)).raw(3))

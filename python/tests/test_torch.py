@@ -139,3 +139,24 @@ def test_two_ranks_in_a_gloo_group(ids_file, tmp_path):
     samplers = [np.load(tmp_path / f"sampler{r}.npy").tolist() for r in range(world)]
     assert sorted(samplers[0] + samplers[1]) == list(range(N))
     assert [int(np.load(tmp_path / f"total{r}.npy")[0]) for r in range(world)] == [N, N]
+
+
+def test_adapters_over_compressed_shards(ids_file, tmp_path):
+    """A GZIP shard and a ZLIB shard beside the plain one: the same ids in
+    the same batches, through DataLoader workers too."""
+    gz, zz = tmp_path / "ids.tfrecord.gz", tmp_path / "more.tfrecord.zz"
+    for path, compression in [(gz, "gzip"), (zz, "zlib")]:
+        with recordwire.Writer(path, compression=compression) as w:
+            for i in range(N, 2 * N):
+                w.write({"id": i, "x": np.full(3, i, dtype=np.float32), "name": f"r{i}"})
+    paths = [ids_file, str(gz), str(zz)]
+    assert recordwire.Dataset(paths).compression == ["none", "gzip", "zlib"]
+    data = rwt.IterableDataset(paths, spec=SPEC, batch_size=8, seed=4)
+    got = collect(DataLoader(data, batch_size=None, num_workers=2))
+    assert sorted(got) == sorted(list(range(N)) + 2 * list(range(N, 2 * N)))
+    mapped = rwt.MapDataset(paths, spec=SPEC)
+    assert len(mapped) == 3 * N
+    for i in [0, N, N + 7, 3 * N - 1]:
+        item = mapped[i]
+        want = i if i < N else N + (i - N) % N
+        assert int(np.asarray(item["id"]).reshape(-1)[0]) == want

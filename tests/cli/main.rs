@@ -22,4 +22,5 @@ mod inspect_spec;
 mod inspect_summary;
 mod layers;
 mod many_files;
+mod mixed_shards;
 mod payload_notes;
