@@ -90,6 +90,8 @@
 //!   trailer pieces, over one input slice at absolute bit positions.
 //! - [`names`]: how option values are spelled ([`names::OptionName`], the
 //!   `FromStr`/`Display` of every option type) and how names are quoted.
+//!   Beside it, `json_text`: any JSON document as a tree of exact values
+//!   (re-exported in [`json::read`]).
 //! - [`wire`]: varints, tags and fields over `&[u8]`, with the rules of
 //!   Google's parser; every error ([`DecodeError`]) carries its absolute byte
 //!   offset.
@@ -103,21 +105,27 @@
 //!   `parse` checks a whole record first, so that every accessor then
 //!   succeeds; `new` checks nothing and lets each accessor report what it
 //!   meets. Beside it, [`io`]: files (memory map or plain read), GZIP/ZLIB
-//!   streams, pipes; and [`order`]: epoch orders of record ids (shuffled,
-//!   page-aware, split among ranks and workers), pure arithmetic.
+//!   streams, pipes, and the byte-source seam ([`io::ByteSource`]: where a
+//!   file's bytes come from, range by range); and [`order`]: epoch orders of
+//!   record ids (shuffled, page-aware, split among ranks and workers), pure
+//!   arithmetic.
+//! - [`batch`]: batched columnar decoding like TensorFlow's `parse_example`:
+//!   a feature [`batch::Spec`] (also as JSON), [`batch::decode`] into a
+//!   reusable [`batch::Batch`] of Arrow-compatible columns, on one thread or
+//!   several ([`batch::Decoder`]), from records or any
+//!   [`batch::RecordSource`]: a pure function of records and a spec.
 //! - [`index`]: the offset index (record id to frame offset), its native file
-//!   used in place from a memory map, the interchange formats, and
-//!   multi-file datasets with their orders.
+//!   used in place from a memory map, the interchange formats, and datasets
+//!   ([`index::Dataset`]): shards of any kind (plain, GZIP/ZLIB through
+//!   checkpoint indexes) as one id space, with their orders, handing out
+//!   records that own their bytes ([`frame::OwnedRecord`]).
 //! - [`encode`]: owned messages, encoders that write exactly the bytes of
 //!   protobuf's `SerializeToString`, and record writers that never leave a
 //!   half-written file.
 //! - [`json`]: records as JSON Lines (protobuf's JSON mapping), and the reader
 //!   of that JSON.
-//! - [`batch`]: batched columnar decoding like TensorFlow's `parse_example`:
-//!   a feature [`batch::Spec`] (also as JSON), [`batch::decode`] into a
-//!   reusable [`batch::Batch`] of Arrow-compatible columns, on one thread or
-//!   several ([`batch::Decoder`]). Beside it, [`dump`]: the annotated wire
-//!   tree, a function over buffers used by the command-line tool.
+//! - [`dump`]: the annotated wire tree, a function over buffers used by the
+//!   command-line tool.
 //! - `cli` (feature `cli`, on by default): the `recordwire` commands as
 //!   functions over writers.
 //!
@@ -159,6 +167,7 @@ pub mod frame;
 pub mod index;
 pub mod io;
 pub mod json;
+mod json_text;
 pub mod names;
 pub mod order;
 pub mod view;
@@ -170,6 +179,6 @@ mod test_util;
 pub use error::{DecodeError, DecodeReason, Error, ErrorKind, Result};
 
 /// The owned, shared byte buffer of [`io::RecordFile::record_bytes`] and
-/// [`index::Shard::get_bytes`], re-exported so that users need no `bytes`
+/// [`index::Shard::get`] (the data of a [`frame::OwnedRecord`]), re-exported so that users need no `bytes`
 /// dependency of their own.
 pub use bytes::Bytes;

@@ -16,7 +16,7 @@ use crate::wire::DecodeError;
 /// (the base of error offsets), its id and its file.
 ///
 /// Implemented for [`Record`] (from a reader, an index or a
-/// [`Dataset`](crate::index::Dataset)) and for plain payload slices
+/// dataset) and for plain payload slices
 /// (`&[u8]`: offsets from the payload's start, the id is the position in
 /// the batch).
 pub trait Input<'a>: Sync {

@@ -67,7 +67,7 @@ pub use column::{Batch, Column, ColumnParts, ColumnValue, Layout, Sparse};
 pub use decode::{decode, Input};
 pub use infer::SpecInference;
 pub use spec::{DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
-pub use threads::Decoder;
+pub use threads::{Decoder, RecordSource};
 
 #[cfg(test)]
 mod tests;

@@ -2,8 +2,8 @@
 //! every error) and writing.
 
 use super::spec::{spec_error, DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
-use crate::json::read::parse_json;
-use crate::json::read::JsonValue;
+use crate::json_text::parse_json;
+use crate::json_text::JsonValue;
 use crate::names::{write_json_string, OptionName};
 use crate::view::PayloadKind;
 

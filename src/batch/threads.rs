@@ -1,5 +1,5 @@
 //! [`Decoder`]: batched decoding on several threads, and from a
-//! [`Dataset`](crate::index::Dataset) or any reader's iterator.
+//! [`RecordSource`] (a dataset, by id) or any reader's iterator.
 
 use super::column::Batch;
 use super::decode::{decode, decode_rows, Input};
@@ -95,11 +95,10 @@ impl Decoder {
     /// Decodes records `ids` of `dataset`, in the order given (see
     /// [`decode`]), borrowing from the shards' memory; each record's errors
     /// name its file and its global id. Every record must be in memory
-    /// (a mapped or read plain file,
-    /// [`Dataset::all_in_memory`](crate::index::Dataset::all_in_memory)):
-    /// the records of a compressed shard, or one read with positioned reads,
-    /// are read with [`Dataset::get_many`](crate::index::Dataset::get_many)
-    /// and decoded with [`decode_owned`](Self::decode_owned).
+    /// (for a dataset: a mapped or read plain file; `Dataset::all_in_memory`
+    /// says whether all are): the records of a compressed shard, or one read
+    /// with positioned reads, are read with `Dataset::get_many` and decoded
+    /// with [`decode_owned`](Self::decode_owned).
     /// An id past the end is an [`id_out_of_range`](ErrorKind::IdOutOfRange)
     /// error; a record that cannot be read (a bad CRC, say) ends the batch
     /// there: the records before it are decoded and the read error returned.
@@ -125,7 +124,7 @@ impl Decoder {
     /// ```
     pub fn decode_ids<'a>(
         &self,
-        dataset: &'a crate::index::Dataset,
+        dataset: &'a (impl RecordSource + ?Sized),
         ids: &[u64],
         spec: &'a Spec,
         batch: &mut Batch<'a>,
@@ -158,7 +157,7 @@ impl Decoder {
     }
 
     /// Decodes `records` (read with
-    /// [`Dataset::get_many`](crate::index::Dataset::get_many), say), in the
+    /// `Dataset::get_many`, say), in the
     /// order given (see [`decode`]): the batch borrows from them.
     pub fn decode_owned<'a>(
         &self,
@@ -247,12 +246,30 @@ fn run_parts<'a, R: Input<'a>>(
     );
 }
 
+/// Where [`Decoder::decode_ids`] takes records from: records by id,
+/// borrowed for as long as the source is (a `Dataset` of the `index`
+/// module is one). The batch decoder sits beside the views: it knows records
+/// and specs, not files.
+pub trait RecordSource {
+    /// The number of records.
+    fn len(&self) -> u64;
+
+    /// Whether there are none.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Record `id`, borrowed; `Ok(None)` past the end, or when the source
+    /// cannot lend it (its bytes are not in memory).
+    fn get_ref(&self, id: u64) -> Result<Option<Record<'_>>, Error>;
+
+    /// The name of the file record `id` is in, for errors.
+    fn file_of(&self, id: u64) -> Option<&str>;
+}
+
 /// The error for a record that `decode_ids` cannot borrow.
-fn not_in_memory(dataset: &crate::index::Dataset, id: u64) -> Error {
-    let file = dataset
-        .locate(id)
-        .map(|(k, _)| dataset.shards()[k].name().to_string())
-        .unwrap_or_default();
+fn not_in_memory(dataset: &(impl RecordSource + ?Sized), id: u64) -> Error {
+    let file = dataset.file_of(id).unwrap_or_default().to_string();
     Error::io(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         "the record's file is not in memory (compressed, or read with positioned reads): \

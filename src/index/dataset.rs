@@ -394,6 +394,23 @@ impl Dataset {
     }
 }
 
+/// A dataset lends records to the batch decoder
+/// ([`Decoder::decode_ids`](crate::batch::Decoder::decode_ids)): those of
+/// its shards whose bytes are in memory.
+impl crate::batch::RecordSource for Dataset {
+    fn len(&self) -> u64 {
+        Dataset::len(self)
+    }
+
+    fn get_ref(&self, id: u64) -> Result<Option<crate::frame::Record<'_>>, Error> {
+        Dataset::get_ref(self, id)
+    }
+
+    fn file_of(&self, id: u64) -> Option<&str> {
+        self.locate(id).map(|(k, _)| self.shards[k].name())
+    }
+}
+
 /// Whether `name` matches `pattern`, where `star` matches any run and `one`
 /// exactly one element (the classic linear matcher that backtracks to the
 /// last star).

@@ -49,8 +49,8 @@ use bytes::Bytes;
 
 use crate::error::Error;
 
-/// Where the bytes of one record file come from (see the [module
-/// docs](self)). Offsets are absolute positions in the stream records are
+/// Where the bytes of one record file come from: the memory map, positioned
+/// reads, an inflated compressed file (and, next, a remote object). Offsets are absolute positions in the stream records are
 /// read from: the file, or its decompressed content.
 pub trait ByteSource: Send + Sync + fmt::Debug {
     /// Bytes in the stream.

@@ -16,15 +16,16 @@ use std::path::{Path, PathBuf};
 /// not import each other.
 const LAYERS: &[&[&str]] = &[
     &["arch", "deflate"],
-    &["names"],
+    &["names", "json_text"],
     &["wire"],
     &["error"],
     &["frame"],
     &["view", "io", "order"],
+    &["batch"],
     &["index"],
     &["encode"],
     &["json"],
-    &["batch", "dump"],
+    &["dump"],
     &["cli"],
 ];
 
