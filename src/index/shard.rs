@@ -595,30 +595,39 @@ impl Shard {
                     None => break,
                 }
             }
-            scratch.bytes.clear();
-            let read = self.source.read_ranges(&scratch.ranges, &mut scratch.bytes);
-            if let Err(e) = read {
-                // Which record: the first whose range could not be read.
-                let id = chunk[scratch.order[scratch.bytes.len().min(chunk.len() - 1)] as usize];
-                return Err(e.with_record(id).with_file(Arc::clone(&self.name)));
+            // A group of ranges at a time (a remote source coalesces within
+            // it): what is read is handed out and dropped before the next
+            // group, so that a batch spread over a compressed file holds a
+            // few spans at a time, not one per record.
+            let found = scratch.ranges.len();
+            for (g, group) in scratch.ranges.chunks(READ_GROUP).enumerate() {
+                let first = g * READ_GROUP;
+                scratch.bytes.clear();
+                let read = self.source.read_ranges(group, &mut scratch.bytes);
+                if let Err(e) = read {
+                    // Which record: the first whose range could not be read.
+                    let k = first + scratch.bytes.len().min(group.len() - 1);
+                    let id = chunk[scratch.order[k] as usize];
+                    return Err(e.with_record(id).with_file(Arc::clone(&self.name)));
+                }
+                for (j, bytes) in scratch.bytes.iter().enumerate() {
+                    let p = scratch.order[first + j];
+                    let id = chunk[p as usize];
+                    let record = self
+                        .index
+                        .check_frame(bytes, group[j].start, id, &self.read)
+                        .map_err(|e| self.explain(e).with_file(Arc::clone(&self.name)))?;
+                    f(
+                        at + p as usize,
+                        Some(OwnedRecord::from_record(&Record { file, ..record }, bytes)),
+                    );
+                }
             }
-            for (k, &p) in scratch.order.iter().enumerate() {
-                let id = chunk[p as usize];
-                let Some(bytes) = scratch.bytes.get(k) else {
-                    f(at + p as usize, None);
-                    continue;
-                };
-                let start = scratch.ranges[k].start;
-                let record = self
-                    .index
-                    .check_frame(bytes, start, id, &self.read)
-                    .map_err(|e| self.explain(e).with_file(Arc::clone(&self.name)))?;
-                f(
-                    at + p as usize,
-                    Some(OwnedRecord::from_record(&Record { file, ..record }, bytes)),
-                );
-            }
             scratch.bytes.clear();
+            // Ids past the end (sorted last).
+            for &p in &scratch.order[found..] {
+                f(at + p as usize, None);
+            }
         }
         Ok(())
     }
@@ -633,6 +642,10 @@ impl Shard {
         explain(err, head, self.basis)
     }
 }
+
+/// How many ranges [`Shard::get_many`] reads at a time from a source that
+/// is not in memory.
+const READ_GROUP: usize = 32;
 
 /// The scratch memory of [`Shard::get_many`] and
 /// [`Dataset::get_many`](super::Dataset::get_many): kept by the reader and
