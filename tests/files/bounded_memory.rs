@@ -244,7 +244,13 @@ fn child(mode: &str) {
 fn spawn_child(test: &str, mode: &str, shard: &Written) -> std::process::Child {
     let exe = std::env::current_exe().expect("the test binary");
     Command::new(exe)
-        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            test,
+            "--exact",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, mode)
         .env(FILE, &shard.file)
         .env(IDS, &shard.ids_path)
