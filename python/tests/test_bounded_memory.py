@@ -127,7 +127,9 @@ def shard(tmp_path_factory):
         shutil.copyfileobj(src, dst, 1 << 20)
     decompressed = plain.stat().st_size
     plain.unlink()
-    ids = [random.Random(24).randrange(n) for _ in range(READS)]
+    rng = random.Random(24)
+    ids = [rng.randrange(n) for _ in range(READS)]
+    assert len(set(ids)) > READS * 9 // 10
     return gz, n, decompressed, ids, bodies
 
 
