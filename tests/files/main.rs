@@ -13,6 +13,7 @@
 mod support;
 
 mod bad_files;
+mod bounded_memory;
 mod detection;
 mod faults;
 mod fuzz_regressions;
