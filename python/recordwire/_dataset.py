@@ -317,6 +317,20 @@ class Lazy:
         return f"{self._paths!r}"
 
 
+def portable(value: Any) -> Any:
+    """``value`` (a record of ``ds[i]``) with its memoryviews copied to
+    ``bytes``, at any depth (a SequenceExample's feature lists hold a list of
+    values per feature): what the adapters hand to another process, where a
+    view would drag its file along."""
+    if isinstance(value, memoryview):
+        return bytes(value)
+    if isinstance(value, list):
+        return [portable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: portable(v) for k, v in value.items()}
+    return value
+
+
 def _reopen(cls: Any, paths: Any, options: Dict[str, Any]) -> Any:
     """Unpickles a dataset: opens its files again (options are keyword-only)."""
     return cls(paths, **options)

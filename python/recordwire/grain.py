@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, SupportsIndex
 
-from recordwire._dataset import Dataset, Lazy
+from recordwire._dataset import Dataset, Lazy, portable
 
 __all__ = ["DataSource"]
 
@@ -34,19 +34,7 @@ class DataSource:
         i = int(record_key)
         if self._raw:
             return bytes(self.dataset.raw(i))
-        return _copied(self.dataset[i])
+        return portable(self.dataset[i])
 
     def __repr__(self) -> str:
         return f"recordwire.grain.DataSource({self._lazy!r}, raw={self._raw})"
-
-
-def _copied(value: Any) -> Any:
-    """``value`` with its memoryviews copied to ``bytes``, at any depth (a
-    SequenceExample's feature lists hold a list of values per feature)."""
-    if isinstance(value, memoryview):
-        return bytes(value)
-    if isinstance(value, list):
-        return [_copied(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _copied(v) for k, v in value.items()}
-    return value

@@ -23,7 +23,7 @@ from torch.utils.data import Sampler as _TorchSampler
 from torch.utils.data import get_worker_info
 
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
-from recordwire._dataset import Dataset, Lazy, as_spec
+from recordwire._dataset import Dataset, Lazy, as_spec, portable
 
 __all__ = ["MapDataset", "DistributedSampler", "IterableDataset", "to_torch", "rank_world"]
 
@@ -62,23 +62,11 @@ def to_torch(column: Any, in_worker: bool = False) -> Any:
     return column
 
 
-def _portable(value: Any) -> Any:
-    """``value`` with its memoryviews as ``bytes``, at any depth (the frames
-    of a SequenceExample's feature lists are lists of values)."""
-    if isinstance(value, memoryview):
-        return bytes(value)
-    if isinstance(value, list):
-        return [_portable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _portable(v) for k, v in value.items()}
-    return value
-
-
 def _record(record: Dict[str, Any]) -> Dict[str, Any]:
     """A record dict as it can leave a DataLoader worker (see ``to_torch``)."""
     if get_worker_info() is None:
         return record
-    return _portable(record)
+    return portable(record)
 
 
 def _spec_text(spec: Any) -> Any:
