@@ -435,11 +435,22 @@ fn write_index(
 }
 
 impl Dataset {
-    /// Record `i` (a Python id, negative from the end), read with the GIL
-    /// released.
+    /// Record `i` (a Python id, negative from the end); read with the GIL
+    /// released when its file is not in memory.
     fn one(&self, py: Python<'_>, i: i64) -> PyResult<OwnedRecord> {
         let id = record_id(i, self.inner.len())?;
-        let record = py.detach(|| self.inner.get(id)).map_err(|e| to_py(&e))?;
+        // A record in memory is a slice (well under a microsecond): the GIL
+        // is released only where a read may inflate or wait on I/O.
+        let in_memory = self
+            .inner
+            .locate(id)
+            .is_some_and(|(k, _)| self.inner.shards()[k].bytes().is_some());
+        let record = if in_memory {
+            self.inner.get(id)
+        } else {
+            py.detach(|| self.inner.get(id))
+        };
+        let record = record.map_err(|e| to_py(&e))?;
         record.ok_or_else(|| PyIndexError::new_err("record out of range"))
     }
 
