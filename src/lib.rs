@@ -83,8 +83,9 @@
 //! this list (`tests/cli/layers.rs` checks it), and [`wire`], [`frame`]
 //! and [`view`] work on `&[u8]` and never see a file:
 //!
-//! - [`arch`]: the CPU kernels (CRC32C), chosen at run time, each beside
-//!   its scalar twin. Beside it, [`deflate`]: a raw DEFLATE decoder that
+//! - `arch` (internal, hidden from these docs): the CPU kernels (CRC32C,
+//!   packed varints, prefetch), chosen at run time, each beside
+//!   its scalar twin. Beside it, `deflate`: a raw DEFLATE decoder that
 //!   starts and stops at block boundaries (checkpoints for random access into
 //!   GZIP/ZLIB files, as zlib's `zran.c`), and the GZIP/ZLIB header and
 //!   trailer pieces, over one input slice at absolute bit positions.
@@ -142,7 +143,7 @@
 //! really there (the fuzz targets in `fuzz/` check this). The crate has
 //! `unsafe` in two places: mapping the file, which is sound only while no
 //! other process truncates or rewrites it ([`io::OpenOptions::mmap`],
-//! `--no-mmap`, reads the file instead), and the CPU kernels of [`arch`],
+//! `--no-mmap`, reads the file instead), and the CPU kernels of `arch`,
 //! chosen at run time, each tested against its scalar twin.
 //!
 //! # The contract
@@ -155,10 +156,15 @@
 //! of them in `testdata/seed_*.xxd`), the thesis, and LIRS.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// Internals (the CPU kernels, the DEFLATE decoder behind checkpoint
+// indexes): public only for this repository's fuzz targets, benches and
+// examples, hidden from the docs, no stability promised.
+#[doc(hidden)]
 pub mod arch;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;
+#[doc(hidden)]
 pub mod deflate;
 pub mod dump;
 pub mod encode;

@@ -5,7 +5,7 @@ use crate::error::Error;
 use crate::frame::{is_pad, parse_frame, FrameError, ReadOptions, Record, Status};
 
 /// Brings the first 4 KiB of a frame into the cache before it is parsed
-/// ([`crate::arch::prefetch`]): the lines come from memory together instead
+/// (`crate::arch::prefetch`): the lines come from memory together instead
 /// of one after another as the CRC and the caller's lookup reach them.
 /// Beyond 4 KiB the reads are sequential and the hardware prefetcher keeps
 /// up.

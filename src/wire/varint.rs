@@ -77,7 +77,7 @@ fn decode_varint_slow(buf: &[u8]) -> Result<(u64, usize), DecodeReason> {
 /// Decodes a packed run of varints, calling `each` with every value; returns
 /// how many there were. Errors carry offsets relative to the run's start.
 ///
-/// Eight bytes are looked at a time ([`crate::arch::varint_words`]: a word
+/// Eight bytes are looked at a time (`crate::arch::varint_words`: a word
 /// with no continuation bit is eight one-byte values; otherwise every varint
 /// ending in the word is decoded from it and the next word starts after the
 /// last of them). The last bytes of the run are read as one zero-padded
@@ -131,7 +131,7 @@ pub(crate) fn for_each_packed_varint(
 /// [`for_each_packed_varint`] reports them.
 ///
 /// While 8 slots are free the words go through
-/// [`crate::arch::varints_into`] (sixteen one-byte varints widened at a
+/// `crate::arch::varints_into` (sixteen one-byte varints widened at a
 /// time, others a word at a time), then the rest through
 /// [`for_each_packed_varint`].
 #[inline]
@@ -156,7 +156,7 @@ pub(crate) fn decode_packed_into(
 ///
 /// The count is the number of bytes with a clear high bit; the only other
 /// thing to track is the run of continuation bytes. Whole 64-byte blocks go
-/// through [`crate::arch::varint_ends`]; the last bytes too, copied into a
+/// through `crate::arch::varint_ends`; the last bytes too, copied into a
 /// block of zeros (each zero a one-byte varint, taken off the count; a run
 /// that reaches the zeros is a varint the run cuts short), or one at a time
 /// when they are few.

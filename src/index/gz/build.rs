@@ -1,4 +1,4 @@
-//! Building a checkpoint index: one pass of [`crate::deflate`] over the
+//! Building a checkpoint index: one pass of `crate::deflate` over the
 //! compressed file, recording checkpoints at block starts, with the frames of
 //! the decompressed stream indexed by the plain index's own streaming builder.
 
