@@ -742,9 +742,11 @@ pub(super) fn infer_spec(
         let (inference, first_kind, first_name) =
             inference.get_or_insert_with(|| (SpecInference::new(payload), payload, name.clone()));
         if payload != *first_kind {
-            return Err(Failure::Usage(format!(
-                "{name} is read as {payload} but {first_name} as {first_kind}: one spec reads one payload; name it with --payload"
-            )));
+            let mixed = crate::index::MixedPayloads {
+                first: (first_name.clone(), *first_kind),
+                other: (name, payload),
+            };
+            return Err(Failure::Usage(mixed.to_string()));
         }
         let mut notes = Notes::new(chosen);
         walk_payloads(

@@ -191,7 +191,7 @@ impl ReadArgs {
                 }
             }
         };
-        *shard = shard.clone().with_payload(chosen.kind);
+        shard.set_payload(chosen.kind);
         chosen.announce(shard.name(), stderr);
         chosen
     }

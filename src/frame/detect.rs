@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::parse::{is_tfrecord_header, Framing, TFRECORD_HEADER_LEN};
-use crate::error::ErrorKind;
+use crate::error::{Error, ErrorKind};
 
 /// What the first bytes of a file look like; see [`detect`] and
 /// [`detect_with_hint`].
@@ -173,6 +173,26 @@ pub(crate) enum Basis {
 ///
 /// The error keeps its kind (and values): only its message changes
 /// (docs/FORMAT.md §1.6, §8.2).
+/// `err`, met at record 0 and byte 0 by a reader that does not walk the
+/// frames itself (an index builder), with the message the frame walk would
+/// give it: `not a TFRecord or OFRecord file: …` when `data` (the input's
+/// first bytes, any length), read as `framing`, fits neither framing.
+pub(crate) fn explain_first_frame(
+    err: Error,
+    data: &[u8],
+    framing: Framing,
+    basis: Basis,
+) -> Error {
+    if err.record() != Some(0) || err.offset() != Some(0) || err.detail().is_some() {
+        return err;
+    }
+    let head = data.get(..framing.header_len()).unwrap_or(data);
+    match not_record_file(head, err.kind(), basis) {
+        Some(detail) => err.with_detail(detail),
+        None => err,
+    }
+}
+
 pub(crate) fn not_record_file(head: &[u8], kind: &ErrorKind, basis: Basis) -> Option<String> {
     let why = match *kind {
         ErrorKind::TruncatedHeader { available, .. } => format!(

@@ -69,7 +69,7 @@ pub use parse::{
     TFRECORD_HEADER_LEN,
 };
 
-pub(crate) use detect::{not_record_file, Basis};
+pub(crate) use detect::{explain_first_frame, Basis};
 pub use records::{records, records_at, OwnedRecord, Record, Records};
 
 pub(crate) use records::{Step, Walker};

@@ -200,41 +200,7 @@ impl Dataset {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
-        let stride = super::gz::SPAN_STRIDE;
-        let (by_span, spec) = match spec.mode {
-            Mode::PageAware { page_size: 0 } if self.any_compressed() => (
-                true,
-                OrderSpec {
-                    mode: Mode::PageAware { page_size: stride },
-                    ..spec
-                },
-            ),
-            Mode::QuasiRandom {
-                page_size: 0,
-                window,
-            } if self.any_compressed() => (
-                true,
-                OrderSpec {
-                    mode: Mode::QuasiRandom {
-                        page_size: stride,
-                        window,
-                    },
-                    ..spec
-                },
-            ),
-            _ => (false, spec),
-        };
-        let inputs: Vec<_> = self
-            .shards
-            .iter()
-            .map(|s| s.order_inputs(by_span))
-            .collect();
-        let files: Vec<(&[u64], u64)> = inputs.iter().map(|(o, size)| (&o[..], *size)).collect();
-        Order::of_files(&files, spec)
-    }
-
-    fn any_compressed(&self) -> bool {
-        self.shards.iter().any(Shard::is_compressed)
+        order_of(&self.shards, spec)
     }
 
     /// The total number of records, in O(1).
@@ -392,6 +358,39 @@ impl Dataset {
             .collect();
         Dataset::from_shards(shards)
     }
+}
+
+/// The order of the ids of `shards` (one id space, in this order) for
+/// `spec`: see [`Dataset::order`].
+pub(crate) fn order_of(shards: &[Shard], spec: OrderSpec) -> Result<Order, OrderError> {
+    let stride = super::gz::SPAN_STRIDE;
+    let any_compressed = shards.iter().any(Shard::is_compressed);
+    let (by_span, spec) = match spec.mode {
+        Mode::PageAware { page_size: 0 } if any_compressed => (
+            true,
+            OrderSpec {
+                mode: Mode::PageAware { page_size: stride },
+                ..spec
+            },
+        ),
+        Mode::QuasiRandom {
+            page_size: 0,
+            window,
+        } if any_compressed => (
+            true,
+            OrderSpec {
+                mode: Mode::QuasiRandom {
+                    page_size: stride,
+                    window,
+                },
+                ..spec
+            },
+        ),
+        _ => (false, spec),
+    };
+    let inputs: Vec<_> = shards.iter().map(|s| s.order_inputs(by_span)).collect();
+    let files: Vec<(&[u64], u64)> = inputs.iter().map(|(o, size)| (&o[..], *size)).collect();
+    Order::of_files(&files, spec)
 }
 
 /// A dataset lends records to the batch decoder

@@ -53,6 +53,34 @@ impl Advise for crate::io::RecordFile {
     }
 }
 
+/// A byte source takes advice through its memory map, when it has one;
+/// others ignore it.
+impl Advise for dyn crate::io::ByteSource + '_ {
+    fn will_need(&self, range: Range<usize>) -> io::Result<()> {
+        match self.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.will_need(range),
+            _ => Ok(()),
+        }
+    }
+
+    fn random(&self) -> io::Result<()> {
+        match self.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.random(),
+            _ => Ok(()),
+        }
+    }
+
+    fn sequential(&self) -> io::Result<()> {
+        match self.mmap() {
+            #[cfg(unix)]
+            Some(m) => m.sequential(),
+            _ => Ok(()),
+        }
+    }
+}
+
 #[cfg(unix)]
 impl Advise for memmap2::Mmap {
     fn will_need(&self, range: Range<usize>) -> io::Result<()> {
@@ -93,7 +121,7 @@ pub enum Access {
 
 impl Access {
     /// Gives this advice for all of `mapped`.
-    pub fn advise(self, mapped: &impl Advise) -> io::Result<()> {
+    pub fn advise(self, mapped: &(impl Advise + ?Sized)) -> io::Result<()> {
         match self {
             Access::Random => mapped.random(),
             Access::Sequential => mapped.sequential(),

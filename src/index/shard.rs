@@ -12,7 +12,7 @@ use bytes::Bytes;
 use super::gz::{GzIndex, GzSource, DEFAULT_SPACING, GZ_MAGIC};
 use super::{sidecar_path, stale, Access, Advise, Index, IndexFormat};
 use crate::error::Error;
-use crate::frame::{not_record_file, Basis, Framing, OwnedRecord, ReadOptions, Record};
+use crate::frame::{explain_first_frame, Basis, Framing, OwnedRecord, ReadOptions, Record};
 use crate::io::{
     framing_hint, resolve, ByteSource, Compression, FileSource, MemorySource, OpenOptions,
     Resolved, STDIN_NAME,
@@ -82,9 +82,6 @@ pub struct Shard {
     basis: Basis,
     read: ReadOptions,
     origin: IndexOrigin,
-    /// The first bytes of the stream (at most a TFRecord header), for the
-    /// message of a file that is not a record file.
-    head: Bytes,
     /// Bytes of the file as stored (compressed, for a compressed file).
     stored_len: u64,
     payload: Arc<OnceLock<PayloadKind>>,
@@ -256,13 +253,6 @@ impl Shard {
         else {
             return Ok(None);
         };
-        let head = if gz.is_some() {
-            source
-                .read_range(0..source.len().min(crate::frame::TFRECORD_HEADER_LEN as u64))
-                .unwrap_or_default()
-        } else {
-            prefix
-        };
         let shard = Shard {
             name,
             source,
@@ -273,7 +263,6 @@ impl Shard {
             basis: resolved.basis,
             read: options.read,
             origin,
-            head,
             stored_len,
             payload: Arc::default(),
         };
@@ -298,9 +287,6 @@ impl Shard {
             return Err(framing_mismatch(0, index.framing(), framing).with_file(name));
         }
         check_source(&index, &*source).map_err(|e| e.with_file(Arc::clone(&name)))?;
-        let head = source
-            .read_range(0..source.len().min(crate::frame::TFRECORD_HEADER_LEN as u64))
-            .map_err(|e| e.with_file(Arc::clone(&name)))?;
         Ok(Shard {
             name,
             stored_len: source.len(),
@@ -312,7 +298,6 @@ impl Shard {
             basis: Basis::Named,
             read,
             origin: IndexOrigin::Given,
-            head,
             payload: Arc::default(),
         })
     }
@@ -320,10 +305,14 @@ impl Shard {
     /// Reads this shard's records as `payload` instead of detecting it.
     #[must_use]
     pub fn with_payload(mut self, payload: PayloadKind) -> Shard {
-        let cell = OnceLock::new();
-        let _ = cell.set(payload);
-        self.payload = Arc::new(cell);
+        self.set_payload(payload);
         self
+    }
+
+    /// Reads this shard's records as `payload` from now on.
+    pub fn set_payload(&mut self, payload: PayloadKind) {
+        // A new cell: clones made before keep what they read as.
+        self.payload = Arc::new(OnceLock::from(payload));
     }
 
     /// Reads this shard's records with `read` (CRC checks).
@@ -459,11 +448,6 @@ impl Shard {
         sniffer
     }
 
-    /// Whether the payload is named or was detected already.
-    pub fn payload_known(&self) -> Option<PayloadKind> {
-        self.payload.get().copied()
-    }
-
     /// The ranges a page mode of the orders sees its records at, and the
     /// size of the space they lie in: the frame starts in the stream; or,
     /// with a page size of 0 (`by_span`), each checkpoint span of a
@@ -496,7 +480,7 @@ impl Shard {
         &self,
         spec: crate::order::OrderSpec,
     ) -> Result<crate::order::Order, crate::order::OrderError> {
-        super::Dataset::from_shards(vec![self.clone()]).order(spec)
+        super::dataset::order_of(std::slice::from_ref(self), spec)
     }
 
     /// Record `id` of this file, owning its bytes; `Ok(None)` past the end.
@@ -635,11 +619,17 @@ impl Shard {
     /// `err` met at record 0 and byte 0, with the message of a file that is
     /// not a record file when its first bytes fit neither framing.
     pub(crate) fn explain(&self, err: Error) -> Error {
-        let head = self
-            .head
-            .get(..self.framing.header_len())
-            .unwrap_or(&self.head);
-        explain(err, head, self.basis)
+        if err.record() != Some(0) || err.offset() != Some(0) {
+            return err;
+        }
+        // Only then are the first bytes read (for a compressed file, that
+        // inflates its first span).
+        let len = self
+            .source
+            .len()
+            .min(crate::frame::TFRECORD_HEADER_LEN as u64);
+        let head = self.source.read_range(0..len).unwrap_or_default();
+        explain_first_frame(err, &head, self.framing, self.basis)
     }
 }
 
@@ -670,27 +660,15 @@ impl Scratch {
 /// A mapped shard takes advice through its map; others ignore it.
 impl Advise for Shard {
     fn will_need(&self, range: Range<usize>) -> std::io::Result<()> {
-        match self.source.mmap() {
-            #[cfg(unix)]
-            Some(m) => m.will_need(range),
-            _ => Ok(()),
-        }
+        self.source.will_need(range)
     }
 
     fn random(&self) -> std::io::Result<()> {
-        match self.source.mmap() {
-            #[cfg(unix)]
-            Some(m) => m.random(),
-            _ => Ok(()),
-        }
+        self.source.random()
     }
 
     fn sequential(&self) -> std::io::Result<()> {
-        match self.source.mmap() {
-            #[cfg(unix)]
-            Some(m) => m.sequential(),
-            _ => Ok(()),
-        }
+        self.source.sequential()
     }
 }
 
@@ -699,16 +677,6 @@ fn framing_mismatch(at: u64, index: Framing, data: Framing) -> Error {
         at,
         format!("the index is for {index} data, the data is read as {data}"),
     )
-}
-
-fn explain(err: Error, head: &[u8], basis: Basis) -> Error {
-    if err.record() != Some(0) || err.offset() != Some(0) || err.detail().is_some() {
-        return err;
-    }
-    match not_record_file(head, err.kind(), basis) {
-        Some(detail) => err.with_detail(detail),
-        None => err,
-    }
 }
 
 /// Checks that `index` belongs to the stream of `source`: its size and
@@ -745,10 +713,7 @@ impl Opened {
             None => {
                 let rejected = match sidecar {
                     Some(sidecar) if is_gz_index(sidecar) => {
-                        match GzIndex::load_native(sidecar, &data) {
-                            Ok(index) => Some(Ok(index)),
-                            Err(e) => Some(Err(e)),
-                        }
+                        Some(GzIndex::load_native(sidecar, &data))
                     }
                     Some(sidecar) if sidecar.is_file() => Some(Err(stale(
                         0,
@@ -813,7 +778,7 @@ impl Opened {
             }));
         }
         let source = stored.into_source();
-        let _ = advise_random(&*source);
+        let _ = Access::Random.advise(&*source);
         let rejected = match sidecar {
             Some(sidecar) if sidecar.is_file() && !is_gz_index(sidecar) => {
                 match load_sidecar(sidecar, &*source, resolved.framing) {
@@ -843,12 +808,8 @@ impl Opened {
             _ if !build => return Ok(None),
             _ => {}
         }
-        let head = prefix
-            .get(..resolved.framing.header_len())
-            .unwrap_or(prefix);
-        let index =
-            build_index(&*source, resolved).map_err(|e| explain(e, head, resolved.basis))?;
-        let _ = advise_random(&*source);
+        let index = build_index(&*source, resolved)
+            .map_err(|e| explain_first_frame(e, prefix, resolved.framing, resolved.basis))?;
         Ok(Some(Opened {
             source,
             index,
@@ -858,21 +819,11 @@ impl Opened {
     }
 }
 
-fn advise_random(source: &dyn ByteSource) -> std::io::Result<()> {
-    match source.mmap() {
-        #[cfg(unix)]
-        Some(m) => m.random(),
-        _ => Ok(()),
-    }
-}
-
 /// Builds the index of a plain stream: from memory, or streamed through
 /// positioned reads in 1 MiB steps.
 fn build_index(source: &dyn ByteSource, resolved: &Resolved) -> Result<Index, Error> {
     if let Some(bytes) = source.in_memory() {
-        if let Some(m) = source.mmap() {
-            let _ = Access::Sequential.advise(m);
-        }
+        let _ = Access::Sequential.advise(source);
         return Index::build(bytes, resolved.framing, false);
     }
     Index::build_stream(
@@ -914,8 +865,20 @@ impl Read for SourceReader<'_> {
 /// (framing `framing`): `stale_index`, with the sidecar's name, when it does
 /// not belong to it.
 fn load_sidecar(sidecar: &Path, source: &dyn ByteSource, framing: Framing) -> Result<Index, Error> {
-    let name = sidecar.display().to_string();
     let bytes = crate::io::RecordFile::stored_bytes(sidecar, source.mmap().is_some())?;
+    native_index(bytes, sidecar, source, framing)
+}
+
+/// The native index file `bytes` (read from `path`) of the stream of
+/// `source` (framing `framing`): its header, fingerprint and table checked,
+/// `stale_index` with the index file's name otherwise.
+fn native_index(
+    bytes: Bytes,
+    path: &Path,
+    source: &dyn ByteSource,
+    framing: Framing,
+) -> Result<Index, Error> {
+    let name = path.display().to_string();
     let index = Index::open_native_parts(bytes)
         .and_then(|index| check_source(&index, source).map(|()| index))
         .and_then(|index| index.verify_table().map(|()| index))
@@ -947,13 +910,7 @@ fn load_index(
     let format = IndexFormat::detect(&bytes);
     if format == IndexFormat::Native {
         let source = stored.into_source();
-        let index = Index::open_native_parts(bytes)
-            .and_then(|index| check_source(&index, &*source).map(|()| index))
-            .and_then(|index| index.verify_table().map(|()| index))
-            .map_err(|e| e.with_file(name.as_str()))?;
-        if index.framing() != framing {
-            return Err(framing_mismatch(12, index.framing(), framing).with_file(name));
-        }
+        let index = native_index(bytes, path, &*source, framing)?;
         return Ok((source, index));
     }
     let data = stored.into_bytes()?;

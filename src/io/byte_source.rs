@@ -240,7 +240,7 @@ impl ByteSource for FileSource {
                 end = end.max(ranges[j].end);
                 j += 1;
             }
-            let all = self.read_range(first.start.min(end)..end)?;
+            let all = self.read_range(first.start..end)?;
             for r in &ranges[k..j] {
                 let from = (r.start - first.start) as usize;
                 let to = (r.end - first.start) as usize;

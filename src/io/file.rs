@@ -11,7 +11,7 @@ use bytes::Bytes;
 use super::compress::{decoder, read_all, read_error};
 use super::{framing_hint, mmap, resolve, Compression, OpenOptions, Resolved};
 use crate::error::{Error, ErrorKind};
-use crate::frame::{not_record_file, records_at, Basis, Framing, ReadOptions, Record, Records};
+use crate::frame::{explain_first_frame, records_at, Basis, Framing, ReadOptions, Record, Records};
 
 /// The name given to standard input in messages.
 pub const STDIN_NAME: &str = "<stdin>";
@@ -196,15 +196,7 @@ impl RecordFile {
     /// framing (docs/FORMAT.md §1.6).
     #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn explain(&self, err: Error) -> Error {
-        if err.record() != Some(0) || err.offset() != Some(0) || err.detail().is_some() {
-            return err;
-        }
-        let head = self.bytes.get(..self.framing.header_len());
-        let head = head.unwrap_or(&self.bytes);
-        match not_record_file(head, err.kind(), self.basis) {
-            Some(detail) => err.with_detail(detail),
-            None => err,
-        }
+        explain_first_frame(err, &self.bytes, self.framing, self.basis)
     }
 
     /// The name, shared.

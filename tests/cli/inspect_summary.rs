@@ -209,15 +209,9 @@ fn the_summary_stops_at_a_damaged_file() {
 /// gives them, when that folder is there.
 #[test]
 fn the_summary_of_the_real_files_adds_up() {
-    let dir = std::path::Path::new("/work/shared/realworld/files");
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        eprintln!("{}: not here; skipped", dir.display());
+    let Some(files) = crate::support::cli::real_files() else {
         return;
     };
-    let mut files: Vec<String> = entries
-        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
-        .collect();
-    files.sort();
     // Some hold records of other messages, which `inspect` refuses as their
     // detected payload: the others, as they are detected.
     let readable: Vec<&str> = files

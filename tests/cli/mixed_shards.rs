@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use crate::support::cli::run;
+use crate::support::cli::{real_files, run};
 
 fn ok(args: &[&str]) -> String {
     let (code, out, err) = run(args);
@@ -66,18 +66,9 @@ fn each_file_is_read_as_its_own_payload_and_compression() {
 /// them: every file `cat` reads as it is detected, in one `get`.
 #[test]
 fn the_real_files_as_one_dataset() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/files");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "SKIP: {} is not here: the real files were not read",
-            dir.display()
-        );
+    let Some(files) = real_files() else {
         return;
     };
-    let mut files: Vec<String> = entries
-        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
-        .collect();
-    files.sort();
     let readable: Vec<&str> = files
         .iter()
         .map(String::as_str)

@@ -67,3 +67,25 @@ pub fn run_bin(args: &[&str], stdin: Option<&Path>) -> Out {
         stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
     }
 }
+
+/// The real record files of `../shared/realworld/files` (beside the
+/// repository), sorted, or `None` with a visible skip message when that
+/// folder is not here.
+pub fn real_files() -> Option<Vec<String>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/files");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!(
+            "SKIP: {} is not here: the real files were not read",
+            dir.display()
+        );
+        return None;
+    };
+    let mut files: Vec<String> = entries
+        .map(|e| {
+            let path = e.expect("a readable folder entry").path();
+            path.to_string_lossy().into_owned()
+        })
+        .collect();
+    files.sort();
+    Some(files)
+}
