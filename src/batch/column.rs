@@ -175,7 +175,7 @@ impl<'a> Column<'a> {
             spare_borrowed: Vec::new(),
             shared: Vec::new(),
             shares: false,
-            shared_defaults: super::owned::shared_defaults(f),
+            shared_defaults: shared_defaults(f),
             default,
             seen: 0,
             mark: Mark::default(),
@@ -1199,5 +1199,25 @@ fn spec_bytes_default(f: &FeatureSpec, i: usize) -> Option<&[u8]> {
             ..
         } => b.get(i).map(Vec::as_slice),
         _ => None,
+    }
+}
+
+/// A borrowing bytes feature's default elements as `Bytes` (empty for any
+/// other feature): made once per column, so that an owned batch's padded
+/// slots share them instead of copying them per batch.
+fn shared_defaults(f: &FeatureSpec) -> Vec<bytes::Bytes> {
+    if !(f.borrow && f.dtype == DType::Bytes) {
+        return Vec::new();
+    }
+    match &f.form {
+        Form::FixedLen {
+            default: Some(DefaultValue::Bytes(b)),
+            ..
+        }
+        | Form::FixedLenSequence {
+            default: Some(DefaultValue::Bytes(b)),
+            ..
+        } => b.iter().map(|v| bytes::Bytes::copy_from_slice(v)).collect(),
+        _ => Vec::new(),
     }
 }

@@ -22,27 +22,7 @@ use std::ops::Range;
 use bytes::Bytes;
 
 use super::column::{Batch, Column, Layout};
-use super::spec::{DType, DefaultValue, FeatureSpec, Form};
-
-/// A borrowing bytes feature's default elements as `Bytes` (empty for any
-/// other feature): made once per column, so that an owned batch's padded
-/// slots share them instead of copying them per batch.
-pub(super) fn shared_defaults(f: &FeatureSpec) -> Vec<Bytes> {
-    if !(f.borrow && f.dtype == DType::Bytes) {
-        return Vec::new();
-    }
-    match &f.form {
-        Form::FixedLen {
-            default: Some(DefaultValue::Bytes(b)),
-            ..
-        }
-        | Form::FixedLenSequence {
-            default: Some(DefaultValue::Bytes(b)),
-            ..
-        } => b.iter().map(|v| Bytes::copy_from_slice(v)).collect(),
-        _ => Vec::new(),
-    }
-}
+use super::spec::DType;
 
 impl Column<'_> {
     /// The values of row `r` (slots, for a dense column) as a range of
