@@ -831,14 +831,14 @@ fn inference_gives_fixed_len_where_every_record_agrees() {
     );
     assert_eq!(notes.len(), 3, "{notes:?}");
     assert!(
-        notes[2].contains("mixed_frames: left out, it holds bytes_list and int64_list"),
+        notes[2].contains("\"mixed_frames\": left out, it holds bytes_list and int64_list"),
         "{notes:?}"
     );
     assert!(
-        notes[0].contains("mixed: left out, it holds float_list and int64_list"),
+        notes[0].contains("\"mixed\": left out, it holds float_list and int64_list"),
         "{notes:?}"
     );
-    assert!(notes[1].contains("nokind: left out"), "{notes:?}");
+    assert!(notes[1].contains("\"nokind\": left out"), "{notes:?}");
 }
 
 #[test]
