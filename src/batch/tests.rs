@@ -921,3 +921,20 @@ fn a_batch_reused_with_another_shape_or_default_follows_the_new_spec() {
     assert_eq!(batch.columns()[0].shape(), [1, 3]);
     assert_eq!(batch.columns()[0].values::<i64>().unwrap(), [7, 8, 9]);
 }
+
+#[test]
+fn spec_errors_read_as_english() {
+    let e = Spec::example(vec![FeatureSpec::var_len("x", DType::Int32)]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("dtype int32 is not allowed for var_len in an example spec"),
+        "{e}"
+    );
+    let e = Spec::sequence_example(vec![FeatureSpec::var_len("x", DType::Float64)], vec![])
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("is not allowed for var_len in a sequence_example spec"),
+        "{e}"
+    );
+}
