@@ -406,11 +406,16 @@ impl Dataset {
     }
 
     fn __repr__(&self) -> String {
+        let (records, files) = (self.inner.len(), self.inner.shards().len());
         format!(
-            "recordwire.Dataset({} records in {} files, payload {})",
-            self.inner.len(),
-            self.inner.shards().len(),
-            self.payload.name()
+            "recordwire.Dataset({records} record{} in {files} file{}, payload {})",
+            if records == 1 { "" } else { "s" },
+            if files == 1 { "" } else { "s" },
+            if self.mixed {
+                "mixed"
+            } else {
+                self.payload.name()
+            }
         )
     }
 }
