@@ -135,3 +135,13 @@ def test_cursor_iteration_follows_set_epoch_and_load_state_dict(tmp_path):
     assert first == ds.order(seed=1).tolist()[:10]
     c.set_epoch(4)
     assert list(it) == ds.order(seed=1, epoch=4).tolist()
+
+
+def test_one_default_order_in_the_cli_and_python():
+    # Both default to a shuffle (DistributedSampler's default): the CLI's
+    # `order FILE` is `ds.order()`, id for id.
+    out = subprocess.run([cli(), "order", str(EXAMPLES)], check=True, capture_output=True, text=True).stdout
+    cli_ids = [int(x) for x in out.split()]
+    ds = recordwire.Dataset(str(EXAMPLES))
+    assert cli_ids == ds.order().tolist()
+    assert cli_ids != sorted(cli_ids)

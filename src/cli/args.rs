@@ -364,9 +364,10 @@ pub struct OrderCommand {
     /// content); default: the current sidecar, else built in memory.
     #[arg(long)]
     pub index: Option<PathBuf>,
-    /// Order of the ids: file order, shuffled, shuffled by page, or
-    /// shuffled by page within windows of pages.
-    #[arg(long, value_parser = named::<ModeName>(), default_value = "sequential")]
+    /// Order of the ids: file order, shuffled (the default, as Python's
+    /// `Dataset.order` and the library's), shuffled by page, or shuffled by
+    /// page within windows of pages.
+    #[arg(long, value_parser = named::<ModeName>(), default_value = "shuffle")]
     pub mode: ModeName,
     /// Seed of the shuffles.
     #[arg(long, default_value_t = 0)]

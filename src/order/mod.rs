@@ -286,10 +286,14 @@ pub struct OrderSpec {
     pub tail: Tail,
 }
 
+/// The default order is a shuffle of every id (seed 0, one rank, one
+/// worker, ranks padded): what PyTorch's `DistributedSampler` users expect,
+/// and the default of the command line's `order` and Python's
+/// `Dataset.order` too.
 impl Default for OrderSpec {
     fn default() -> Self {
         OrderSpec {
-            mode: Mode::Sequential,
+            mode: Mode::Shuffle,
             seed: 0,
             rank: 0,
             world: 1,

@@ -296,7 +296,11 @@ fn epochs_run_on_across_epoch_boundaries() {
 
 #[test]
 fn the_last_epoch_ends_the_run() {
-    let order = Order::new(3, &[], OrderSpec::default()).unwrap();
+    let sequential = OrderSpec {
+        mode: Mode::Sequential,
+        ..OrderSpec::default()
+    };
+    let order = Order::new(3, &[], sequential).unwrap();
     let run = order
         .iter_from(Cursor {
             epoch: u64::MAX,
@@ -318,4 +322,16 @@ fn debug_output_is_short() {
     let e = order.epoch(1);
     assert!(format!("{e:?}").len() < 200);
     assert!(format!("{:?}", e.iter()).len() < 1000);
+}
+
+#[test]
+fn the_default_order_is_a_shuffle() {
+    // The command line's `order` and Python's `Dataset.order` default to it too.
+    assert_eq!(OrderSpec::default().mode, Mode::Shuffle);
+    let order = Order::new(1000, &[], OrderSpec::default()).unwrap();
+    let ids: Vec<u64> = order.epoch(0).iter().collect();
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..1000).collect::<Vec<u64>>());
+    assert_ne!(ids, sorted);
 }
