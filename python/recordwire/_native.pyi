@@ -3,7 +3,7 @@
 import os
 import pathlib
 from types import TracebackType
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -152,7 +152,10 @@ class Dataset:
         verify_crc: bool = True,
     ) -> "Dataset": ...
     def __len__(self) -> int: ...
+    @overload
     def __getitem__(self, i: int) -> _Record: ...
+    @overload
+    def __getitem__(self, i: slice) -> List[_Record]: ...
     @property
     def payload(self) -> str: ...
     @property

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 use recordwire::batch::{Batch, Decoder};
 use recordwire::frame::{Framing, ReadOptions};
 use recordwire::frame::{OwnedRecord, Record};
@@ -226,12 +226,54 @@ impl Dataset {
     /// Record `i` as a dict: feature name to a numpy array (int64, float32,
     /// and OFRecord's int32/float64) or a list of `memoryview`s (bytes
     /// values: slices of the file, or of an inflated span, never copies); for a
-    /// SequenceExample, the context features and `feature_lists`.
-    fn __getitem__<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyDict>> {
+    /// SequenceExample, the context features and `feature_lists`. A slice
+    /// (`ds[10:20]`, `ds[::-1]`) gives a list of such dicts, read as
+    /// `get_many` reads.
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        i: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
+            if let Ok(slice) = i.cast::<PySlice>() {
+                let len = isize::try_from(self.inner.len())
+                    .map_err(|_| PyIndexError::new_err("the dataset is too large to slice"))?;
+                let s = slice.indices(len)?;
+                let ids: Vec<u64> = (0..s.slicelength)
+                    .map(|k| (s.start + k as isize * s.step) as u64)
+                    .collect();
+                let records = py.detach(|| self.read_many(&ids)).map_err(|e| to_py(&e))?;
+                let mut out = Vec::with_capacity(records.len());
+                for record in &records {
+                    let buffer = self.buffer_of(record);
+                    let payload = self.payload_of(record.id);
+                    out.push(crate::record::to_dict(
+                        py,
+                        &record.as_record(),
+                        payload,
+                        &buffer,
+                    )?);
+                }
+                return Ok(PyList::new(py, out)?.into_any());
+            }
+            let i: i64 = i.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "a record index is an int or a slice, not {}",
+                    i.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
+                ))
+            })?;
             let record = self.one(py, i)?;
             let buffer = self.buffer_of(&record);
-            crate::record::to_dict(py, &record.as_record(), self.payload_of(record.id), &buffer)
+            Ok(crate::record::to_dict(
+                py,
+                &record.as_record(),
+                self.payload_of(record.id),
+                &buffer,
+            )?
+            .into_any())
         })
     }
 

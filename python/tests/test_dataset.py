@@ -206,3 +206,28 @@ def test_repr_counts_in_english(tmp_path):
     single = write_tfrecord(tmp_path / "one.tfrecord", [b""])
     two = recordwire.Dataset([str(single), str(single)], payload="raw")
     assert repr(two) == "recordwire.Dataset(2 records in 2 files, payload raw)"
+
+
+def test_slices_give_lists_of_records():
+    ds = recordwire.Dataset(str(TESTDATA / "ref" / "examples.tfrecord"))
+    n = len(ds)
+
+    def same(a, b):
+        assert a.keys() == b.keys()
+        for k in a:
+            if isinstance(a[k], np.ndarray):
+                np.testing.assert_array_equal(a[k], b[k])
+            else:
+                assert [bytes(v) for v in a[k]] == [bytes(v) for v in b[k]]
+
+    for s in [slice(0, 3), slice(None, None, -1), slice(5, 30, 7), slice(-3, None), slice(10, 2), slice(None)]:
+        got = ds[s]
+        assert isinstance(got, list)
+        want = [ds[i] for i in range(n)[s]]
+        assert len(got) == len(want), s
+        for a, b in zip(got, want):
+            same(a, b)
+    with pytest.raises(TypeError, match="an int or a slice"):
+        ds["3"]
+    with pytest.raises(IndexError):
+        ds[n]
