@@ -49,6 +49,7 @@ mod peers;
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use prost::Message;
+use recordwire::__internals::arch;
 use recordwire::frame::{records, Framing, ReadOptions, Record};
 use recordwire::index::Index;
 use recordwire::view::{ExampleRef, FeatureRef, ListRef, SequenceExampleRef};
@@ -389,7 +390,7 @@ fn micro(c: &mut Criterion) {
             let mut n = 0;
             for p in &packed {
                 let mut k = 0;
-                n += recordwire::arch::scalar::varint_words(p, &mut |v| {
+                n += arch::scalar::varint_words(p, &mut |v| {
                     out[k & 255] = v as i64;
                     k += 1;
                 })
@@ -403,7 +404,7 @@ fn micro(c: &mut Criterion) {
             let mut n = 0;
             for p in &packed {
                 let mut k = 0;
-                n += recordwire::arch::varint_words(p, &mut |v| {
+                n += arch::varint_words(p, &mut |v| {
                     out[k & 255] = v as i64;
                     k += 1;
                 })

@@ -10,6 +10,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use recordwire::__internals::arch;
 use recordwire::frame::{records, Framing, ReadOptions};
 
 fn median(mut f: impl FnMut()) -> f64 {
@@ -38,13 +39,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{path}: {} records, {mb:.1} MB, kernels {:?}",
         datas.len(),
-        recordwire::arch::level()
+        arch::level()
     );
     let whole_crate = median(|| {
         black_box(crc32c::crc32c(black_box(&buf)));
     });
     let whole_arch = median(|| {
-        black_box(recordwire::arch::crc32c(0, black_box(&buf)));
+        black_box(arch::crc32c(0, black_box(&buf)));
     });
     let per_crate = median(|| {
         for r in &datas {
@@ -53,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     let per_arch = median(|| {
         for r in &datas {
-            black_box(recordwire::arch::crc32c(0, black_box(r)));
+            black_box(arch::crc32c(0, black_box(r)));
         }
     });
     let framing = median(|| {

@@ -1,4 +1,5 @@
-//! `recordwire::deflate` against flate2 and against miniz_oxide's
+//! recordwire's inflater (`src/deflate/`, through
+//! `recordwire::__internals::deflate`) against flate2 and against miniz_oxide's
 //! block-boundary API (flate2's backend), decompressing the same GZIP members
 //! made by flate2 at levels 1, 6 and 9: MB/s of output, medians of 5 runs, in
 //! one process.
@@ -20,9 +21,9 @@
 //! CRC-32 and trailer check; `ours index` is what an indexer does: stop at
 //! every block, decode in 1 MiB steps and drain all but the 32 KiB window,
 //! updating the CRC-32 on each drained chunk. `blocks` stops at every block
-//! boundary and keeps the whole output in one buffer: ours is the module
-//! doc's loop (`Inflate::run` with no limit and `stop_at_blocks`, from an
-//! empty `Vec`), miniz_oxide's is `decompress` with
+//! boundary and keeps the whole output in one buffer: ours is the loop of
+//! `src/deflate/`'s module doc and its test `checkpoints_and_restart`
+//! (`Inflate::run` with no limit and `stop_at_blocks`, from an empty `Vec`), miniz_oxide's is `decompress` with
 //! `TINFL_FLAG_STOP_ON_BLOCK_BOUNDARY` into a flat buffer made for the whole
 //! output (its best case: it needs the size up front), reading
 //! `block_boundary_state` at each stop. Every run checks the output's length
@@ -38,7 +39,9 @@ use miniz_oxide::inflate::core::inflate_flags::{
 };
 use miniz_oxide::inflate::core::{decompress, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
-use recordwire::deflate::{end_byte, gzip_header, gzip_trailer, Inflate, Progress, WINDOW};
+use recordwire::__internals::deflate::{
+    end_byte, gzip_header, gzip_trailer, Inflate, Progress, WINDOW,
+};
 
 const RUNS: usize = 5;
 /// The least seconds one run lasts (`f` repeated).

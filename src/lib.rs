@@ -83,7 +83,7 @@
 //! this list (`tests/cli/layers.rs` checks it), and [`wire`], [`frame`]
 //! and [`view`] work on `&[u8]` and never see a file:
 //!
-//! - `arch` (internal, hidden from these docs): the CPU kernels (CRC32C,
+//! - `arch` (private to the crate): the CPU kernels (CRC32C,
 //!   packed varints, prefetch), chosen at run time, each beside
 //!   its scalar twin. Beside it, `deflate`: a raw DEFLATE decoder that
 //!   starts and stops at block boundaries (checkpoints for random access into
@@ -129,6 +129,9 @@
 //!   command-line tool.
 //! - `cli` (feature `cli`, on by default): the `recordwire` commands as
 //!   functions over writers.
+//! - `__internals` (feature `internals`, hidden, not API): the few entry
+//!   points into `arch` and `deflate` that this repository's fuzz targets,
+//!   benches and examples drive; no stability promised.
 //!
 //! Errors are one small type, [`Error`], whose [`ErrorKind`] has a stable
 //! name (`truncated_data`, `data_crc_mismatch`, `decode_error`, …) and which
@@ -156,16 +159,14 @@
 //! of them in `testdata/seed_*.xxd`), the thesis, and LIRS.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// Internals (the CPU kernels, the DEFLATE decoder behind checkpoint
-// indexes): public only for this repository's fuzz targets, benches and
-// examples, hidden from the docs, no stability promised.
-#[doc(hidden)]
-pub mod arch;
+// Internals: the CPU kernels and the DEFLATE decoder behind checkpoint
+// indexes. This repository's fuzz targets, benches and examples reach the
+// few pieces they drive through `__internals` (feature `internals`).
+mod arch;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;
-#[doc(hidden)]
-pub mod deflate;
+mod deflate;
 pub mod dump;
 pub mod encode;
 pub mod error;
@@ -178,6 +179,11 @@ pub mod names;
 pub mod order;
 pub mod view;
 pub mod wire;
+
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+#[path = "internals.rs"]
+pub mod __internals;
 
 #[cfg(test)]
 mod test_util;

@@ -1,5 +1,5 @@
-//! The CPU kernels of `recordwire::arch` against their scalar twins on any
-//! bytes, at every alignment (see `recordwire_fuzz::targets::arch_kernels`,
+//! The CPU kernels of recordwire (`src/arch/`) against their scalar twins on
+//! any bytes, at every alignment (see `recordwire_fuzz::targets::arch_kernels`,
 //! shared with `tests/files/fuzz_regressions.rs`).
 #![no_main]
 

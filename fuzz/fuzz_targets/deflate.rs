@@ -1,4 +1,4 @@
-//! `recordwire::deflate` on any bytes as a raw deflate stream, against
+//! recordwire's inflater (`src/deflate/`) on any bytes as a raw deflate stream, against
 //! miniz_oxide, and on flate2's compression of them, with restarts at block
 //! starts (see `recordwire_fuzz::targets::deflate`, shared with
 //! `tests/files/fuzz_regressions.rs`).

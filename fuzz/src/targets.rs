@@ -54,144 +54,19 @@ pub fn run(name: &str, data: &[u8]) -> bool {
     true
 }
 
-/// The CPU kernels of `recordwire::arch` (the ones this CPU runs) against
-/// their scalar twins: the CRC32C of the input at every alignment 0..8, from
-/// several starting CRCs, the one-word CRC of its first 8 bytes, and the
-/// input as a packed run of varints.
+/// The CPU kernels (the ones this CPU runs) against their scalar twins:
+/// `recordwire::__internals::check_kernels`, which lives beside the kernels
+/// since they are private to the crate.
 pub fn arch_kernels(data: &[u8]) {
-    use recordwire::arch::{crc32c, crc32c_u64, scalar, varint_ends, varint_words, varints_into};
-    for align in 0..data.len().min(8) {
-        let d = &data[align..];
-        let (mut fast, mut twin) = (Vec::new(), Vec::new());
-        assert_eq!(
-            varint_words(d, &mut |v| fast.push(v)),
-            scalar::varint_words(d, &mut |v| twin.push(v)),
-            "varints: {} bytes at {align}",
-            d.len()
-        );
-        assert_eq!(fast, twin, "varint values: {} bytes at {align}", d.len());
-        for room in [0, 8, 17, d.len()] {
-            let (mut fast, mut twin) = (vec![0u64; room], vec![0u64; room]);
-            assert_eq!(
-                varints_into(d, &mut fast),
-                scalar::varints_into(d, &mut twin),
-                "varints into {room} slots: {} bytes at {align}",
-                d.len()
-            );
-            assert_eq!(fast, twin, "varint slots: {} bytes at {align}", d.len());
-        }
-        for run in [0, 9] {
-            assert_eq!(
-                varint_ends(d, run),
-                scalar::varint_ends(d, run),
-                "varint ends: {} bytes at {align}, run {run}",
-                d.len()
-            );
-        }
-        for crc in [0, !0, 0x1234_5678] {
-            assert_eq!(
-                crc32c(crc, d),
-                scalar::crc32c(crc, d),
-                "{} bytes at {align}",
-                d.len()
-            );
-        }
-    }
-    if let Some(w) = data.get(..8) {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        let w = u64::from_le_bytes(b);
-        assert_eq!(crc32c_u64(w), scalar::crc32c_u64(w), "{w:#x}");
-    }
+    recordwire::__internals::check_kernels(data);
 }
 
-/// `recordwire::deflate`: (1) the input as a raw deflate stream, decoded
-/// with a 16 MiB limit and stops at every block: when ours decodes it to
-/// its end, miniz_oxide (flate2's `Decompress`) must give the same bytes
-/// and end at the same byte, and a restart at each block start (with the
-/// window before it) must give the rest; (2) the input after its first byte
-/// compressed by flate2 at the level that byte picks (in two parts, with a
-/// flush between), which ours must decode exactly, restarts included.
+/// The inflater against miniz_oxide, on the input as a raw deflate stream
+/// and on flate2's compression of it, with restarts at block starts:
+/// `recordwire::__internals::check_inflate`, which lives beside the
+/// inflater since it is private to the crate.
 pub fn deflate(data: &[u8]) {
-    use recordwire::deflate::end_byte;
-    use std::io::Write;
-
-    if let Some((out, starts, end)) = inflate_blocks(data) {
-        let mut theirs = Vec::with_capacity(out.len() + 64);
-        let mut d = flate2::Decompress::new(false);
-        let status = d.decompress_vec(data, &mut theirs, flate2::FlushDecompress::Finish);
-        assert!(
-            matches!(status, Ok(flate2::Status::StreamEnd)),
-            "ours decoded {} bytes, miniz_oxide: {status:?}",
-            out.len()
-        );
-        assert!(theirs == out, "ours and miniz_oxide differ");
-        assert_eq!(d.total_in(), end_byte(end) as u64, "where the stream ends");
-        check_restarts(data, &out, &starts, end);
-    }
-
-    let Some((&first, rest)) = data.split_first() else {
-        return;
-    };
-    let level = u32::from(first % 10);
-    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(level));
-    let (a, b) = rest.split_at(rest.len() / 2);
-    let compressed = (|| {
-        e.write_all(a)?;
-        e.flush()?;
-        e.write_all(b)?;
-        e.finish()
-    })()
-    .expect("in memory");
-    let (out, starts, end) = inflate_blocks(&compressed).expect("flate2's own stream");
-    assert!(out == rest, "level {level}: ours decoded other bytes");
-    assert_eq!(end_byte(end), compressed.len());
-    check_restarts(&compressed, &out, &starts, end);
-}
-
-/// Decodes a raw deflate stream with a 16 MiB limit, stopping at every
-/// block: (output, block starts as (bit, output length), end bit), or
-/// `None` when it fails or passes the limit.
-fn inflate_blocks(input: &[u8]) -> Option<(Vec<u8>, Vec<(u64, usize)>, u64)> {
-    use recordwire::deflate::{Inflate, Progress};
-    const LIMIT: usize = 16 << 20;
-    let mut inflate = Inflate::at(0);
-    let mut out = Vec::new();
-    let mut starts = vec![(0, 0)];
-    loop {
-        match inflate.run(input, &mut out, LIMIT, true) {
-            Ok(Progress::Block { bit }) => starts.push((bit, out.len())),
-            Ok(Progress::End { bit }) => return Some((out, starts, bit)),
-            Ok(Progress::Limit) | Err(_) => return None,
-        }
-    }
-}
-
-/// Restarts at (up to 16 of) the block starts, each with the window before
-/// it, in 4 KiB steps: the rest of the output and the end must agree.
-fn check_restarts(input: &[u8], out: &[u8], starts: &[(u64, usize)], end: u64) {
-    use recordwire::deflate::{Inflate, Progress, WINDOW};
-    let every = starts.len().div_ceil(16).max(1);
-    for &(bit, at) in starts.iter().step_by(every) {
-        let mut seeded = out[at.saturating_sub(WINDOW)..at].to_vec();
-        let window = seeded.len();
-        let mut inflate = Inflate::at(bit);
-        loop {
-            let limit = seeded.len() + 4096;
-            match inflate.run(input, &mut seeded, limit, false) {
-                Ok(Progress::Limit) => {}
-                Ok(Progress::End { bit }) => {
-                    assert_eq!(bit, end, "restart at bit {bit}: end");
-                    break;
-                }
-                r => panic!("restart at bit {bit}: {r:?}"),
-            }
-        }
-        assert!(
-            seeded[window..] == out[at..],
-            "restart at bit {bit}: output"
-        );
-    }
+    recordwire::__internals::check_inflate(data);
 }
 
 /// The frame walk over any bytes: TFRecord and OFRecord, every error policy,

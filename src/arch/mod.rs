@@ -112,11 +112,7 @@ pub fn level() -> Level {
 /// The CRC32C of `data` continued from `crc` (the CRC of what came before;
 /// 0 to start): `crc32c(crc32c(0, a), b) == crc32c(0, a ++ b)`.
 ///
-/// ```
-/// use recordwire::arch::crc32c;
-/// assert_eq!(crc32c(0, b"123456789"), 0xe306_9283);
-/// assert_eq!(crc32c(crc32c(0, b"1234"), b"56789"), 0xe306_9283);
-/// ```
+/// Example: the test `tests::crc32c_example`.
 #[inline]
 pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
     match level() {
@@ -129,10 +125,7 @@ pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
 /// The CRC32C of the 8 bytes of `word` (little-endian), from 0: a TFRecord
 /// length header's CRC, before masking.
 ///
-/// ```
-/// use recordwire::arch::{crc32c, crc32c_u64};
-/// assert_eq!(crc32c_u64(1234), crc32c(0, &1234u64.to_le_bytes()));
-/// ```
+/// Example: the test `tests::crc32c_u64_example`.
 #[inline]
 pub fn crc32c_u64(word: u64) -> u32 {
     match level() {
@@ -149,14 +142,7 @@ pub fn crc32c_u64(word: u64) -> u32 {
 /// error, for the caller to read byte by byte) or when fewer than 8 bytes
 /// are left.
 ///
-/// ```
-/// use recordwire::arch::varint_words;
-/// // 300, 1, 70000, 5 (2 + 1 + 3 + 1 bytes), then a lone byte
-/// let bytes = [0xac, 0x02, 0x01, 0xf0, 0xa2, 0x04, 0x05, 0x80, 0x7f];
-/// let mut values = Vec::new();
-/// assert_eq!(varint_words(&bytes, &mut |v| values.push(v)), (7, 4));
-/// assert_eq!(values, [300, 1, 70_000, 5]);
-/// ```
+/// Example: the test `tests::varint_words_example`.
 #[inline]
 pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
@@ -172,16 +158,7 @@ pub fn varint_words<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize, usize)
 /// every varint a word can hold (8); returns `(bytes used, values)`, the
 /// values in `out[..values]`. Nothing past `out[..values]` changes.
 ///
-/// ```
-/// use recordwire::arch::varints_into;
-/// // 300, 1, 70000, 5 (2 + 1 + 3 + 1 bytes), then a lone byte
-/// let bytes = [0xac, 0x02, 0x01, 0xf0, 0xa2, 0x04, 0x05, 0x80, 0x7f];
-/// let mut out = [0u64; 12];
-/// assert_eq!(varints_into(&bytes, &mut out), (7, 4));
-/// assert_eq!(out[..5], [300, 1, 70_000, 5, 0]);
-/// // Room for fewer than 8 values: nothing is decoded.
-/// assert_eq!(varints_into(&bytes, &mut out[..7]), (0, 0));
-/// ```
+/// Example: the test `tests::varints_into_example`.
 #[inline]
 pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
@@ -215,17 +192,7 @@ pub struct VarintEnds {
 /// after the last whole block are left to the caller, with the run
 /// returned.
 ///
-/// ```
-/// use recordwire::arch::varint_ends;
-/// // 64 bytes: 32 two-byte varints (0x96 0x01 = 150).
-/// let bytes = [0x96u8, 0x01].repeat(32);
-/// let scan = varint_ends(&bytes, 0);
-/// assert_eq!((scan.used, scan.ends, scan.run, scan.too_long), (64, 32, 0, false));
-/// // Ten continuation bytes in a row.
-/// let mut long = vec![0u8; 64];
-/// long[20..30].fill(0x80);
-/// assert!(varint_ends(&long, 0).too_long);
-/// ```
+/// Example: the test `tests::varint_ends_example`.
 #[inline]
 pub fn varint_ends(bytes: &[u8], run: usize) -> VarintEnds {
     #[cfg(target_arch = "x86_64")]

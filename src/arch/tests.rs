@@ -412,3 +412,59 @@ mod x86 {
         }
     }
 }
+
+/// The example of [`crc32c`](super::crc32c)'s doc.
+#[test]
+fn crc32c_example() {
+    use super::crc32c;
+    assert_eq!(crc32c(0, b"123456789"), 0xe306_9283);
+    assert_eq!(crc32c(crc32c(0, b"1234"), b"56789"), 0xe306_9283);
+}
+
+/// The example of [`crc32c_u64`](super::crc32c_u64)'s doc.
+#[test]
+fn crc32c_u64_example() {
+    use super::{crc32c, crc32c_u64};
+    assert_eq!(crc32c_u64(1234), crc32c(0, &1234u64.to_le_bytes()));
+}
+
+/// The example of [`varint_words`](super::varint_words)'s doc.
+#[test]
+fn varint_words_example() {
+    use super::varint_words;
+    // 300, 1, 70000, 5 (2 + 1 + 3 + 1 bytes), then a lone byte
+    let bytes = [0xac, 0x02, 0x01, 0xf0, 0xa2, 0x04, 0x05, 0x80, 0x7f];
+    let mut values = Vec::new();
+    assert_eq!(varint_words(&bytes, &mut |v| values.push(v)), (7, 4));
+    assert_eq!(values, [300, 1, 70_000, 5]);
+}
+
+/// The example of [`varints_into`](super::varints_into)'s doc.
+#[test]
+fn varints_into_example() {
+    use super::varints_into;
+    // 300, 1, 70000, 5 (2 + 1 + 3 + 1 bytes), then a lone byte
+    let bytes = [0xac, 0x02, 0x01, 0xf0, 0xa2, 0x04, 0x05, 0x80, 0x7f];
+    let mut out = [0u64; 12];
+    assert_eq!(varints_into(&bytes, &mut out), (7, 4));
+    assert_eq!(out[..5], [300, 1, 70_000, 5, 0]);
+    // Room for fewer than 8 values: nothing is decoded.
+    assert_eq!(varints_into(&bytes, &mut out[..7]), (0, 0));
+}
+
+/// The example of [`varint_ends`](super::varint_ends)'s doc.
+#[test]
+fn varint_ends_example() {
+    use super::varint_ends;
+    // 64 bytes: 32 two-byte varints (0x96 0x01 = 150).
+    let bytes = [0x96u8, 0x01].repeat(32);
+    let scan = varint_ends(&bytes, 0);
+    assert_eq!(
+        (scan.used, scan.ends, scan.run, scan.too_long),
+        (64, 32, 0, false)
+    );
+    // Ten continuation bytes in a row.
+    let mut long = vec![0u8; 64];
+    long[20..30].fill(0x80);
+    assert!(varint_ends(&long, 0).too_long);
+}

@@ -325,15 +325,8 @@ impl ZlibTrailer {
     }
 }
 
-/// A running Adler-32 (RFC 1950 §8.2), updated chunk by chunk.
-///
-/// ```
-/// use recordwire::deflate::Adler32;
-/// let mut a = Adler32::new();
-/// a.update(b"Wiki");
-/// a.update(b"pedia");
-/// assert_eq!(a.value(), 0x11e6_0398);
-/// ```
+/// A running Adler-32 (RFC 1950 §8.2), updated chunk by chunk. Example:
+/// the test `tests::adler32_example` of `deflate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Adler32 {
     a: u32,

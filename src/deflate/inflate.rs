@@ -236,7 +236,8 @@ impl Inflate {
 
     /// The bit position the decoder is at: where the next call goes on (after
     /// [`Progress::End`], just after the stream; after an error, where the
-    /// failed call started).
+    /// failed call started). Only the tests ask.
+    #[cfg(test)]
     pub fn bit(&self) -> u64 {
         self.bit
     }

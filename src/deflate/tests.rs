@@ -696,4 +696,58 @@ fn adler32_over_long_input_matches_the_definition() {
     assert_eq!(u64::from(adler.value()), b << 16 | a);
 }
 
+/// The example of [`Adler32`]'s doc.
+#[test]
+fn adler32_example() {
+    let mut a = Adler32::new();
+    a.update(b"Wiki");
+    a.update(b"pedia");
+    assert_eq!(a.value(), 0x11e6_0398);
+}
+
+/// The loop of the module doc: checkpoints at every block of a GZIP member,
+/// the trailer checked, and a restart from the last checkpoint.
+#[test]
+fn checkpoints_and_restart() -> Result<(), Box<dyn std::error::Error>> {
+    // A GZIP member with several deflate blocks (flate2 ends a block at each flush).
+    let text: Vec<u8> = (0..3000u32)
+        .flat_map(|i| format!("record {i} ").into_bytes())
+        .collect();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for part in text.chunks(10_000) {
+        gz.write_all(part)?;
+        gz.flush()?;
+    }
+    let file = gz.finish()?;
+
+    // Decode it, stopping at every block start to record a checkpoint.
+    let header = gzip_header(&file, 0)?;
+    let mut inflate = Inflate::at(header.deflate_start as u64 * 8);
+    let mut out = Vec::new();
+    let mut checkpoints = Vec::new();
+    let end = loop {
+        match inflate.run(&file, &mut out, usize::MAX, true)? {
+            Progress::Block { bit } => checkpoints.push((bit, out.len())),
+            Progress::End { bit } => break bit,
+            Progress::Limit => unreachable!("no limit"),
+        }
+    };
+    assert_eq!(out, text);
+    let mut crc = flate2::Crc::new();
+    crc.update(&out);
+    gzip_trailer(&file, end_byte(end))?.check(&crc)?;
+
+    // Restart from the last checkpoint: its bit and the 32 KiB before it.
+    let &(bit, at) = checkpoints.last().expect("several blocks");
+    let mut restarted = out[at.saturating_sub(WINDOW)..at].to_vec();
+    let window = restarted.len();
+    let mut inflate = Inflate::at(bit);
+    assert_eq!(
+        inflate.run(&file, &mut restarted, usize::MAX, false)?,
+        Progress::End { bit: end }
+    );
+    assert_eq!(restarted[window..], text[at..]);
+    Ok(())
+}
+
 mod miniz;

@@ -27,6 +27,9 @@ const LAYERS: &[&[&str]] = &[
     &["json"],
     &["dump"],
     &["cli"],
+    // `__internals` (feature `internals`, not API): entry points into the
+    // kernels and the inflater for the fuzz targets, benches and examples.
+    &["internals"],
 ];
 
 /// Items of the crate root and the module they belong to.
