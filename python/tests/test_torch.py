@@ -160,3 +160,34 @@ def test_adapters_over_compressed_shards(ids_file, tmp_path):
         item = mapped[i]
         want = i if i < N else N + (i - N) % N
         assert int(np.asarray(item["id"]).reshape(-1)[0]) == want
+
+
+def test_ragged_to_padded_and_to_nested_with_empty_rows():
+    splits = np.array([0, 0, 3, 3, 4, 4], dtype=np.int64)  # rows of 0, 3, 0, 1, 0 values
+    values = np.array([1.5, 2.5, 3.5, 4.5], dtype=np.float32)
+    rows = [values[splits[r] : splits[r + 1]].tolist() for r in range(5)]
+    padded = recordwire.Ragged(values, splits).to_padded(pad_value=-1)
+    assert isinstance(padded, recordwire.Padded)
+    assert padded.values.dtype == np.float32 and padded.values.shape == (5, 3)
+    assert padded.lengths.tolist() == [0, 3, 0, 1, 0]
+    assert padded.values.tolist() == [[-1, -1, -1], [1.5, 2.5, 3.5], [-1, -1, -1], [4.5, -1, -1], [-1, -1, -1]]
+    nested = recordwire.Ragged(values, splits).to_nested()
+    assert nested.is_nested and nested.layout == torch.jagged and nested.dtype == torch.float32
+    assert [t.tolist() for t in nested.unbind()] == rows
+    assert nested.values().data_ptr() == torch.from_numpy(values).data_ptr()  # no copy
+    # The same from tensors (a column after to_torch), and from splits that do not start at 0.
+    as_tensors = recordwire.Ragged(torch.from_numpy(values), torch.from_numpy(splits))
+    assert as_tensors.to_padded().values.tolist() == [[0, 0, 0], [1.5, 2.5, 3.5], [0, 0, 0], [4.5, 0, 0], [0, 0, 0]]
+    tail = recordwire.Ragged(values, np.array([1, 3, 4]))
+    assert [t.tolist() for t in tail.to_nested().unbind()] == [[2.5, 3.5], [4.5]]
+    assert tail.to_padded().values.tolist() == [[2.5, 3.5], [4.5, 0]]
+    # Only empty rows, and no rows at all.
+    empty = recordwire.Ragged(np.zeros(0, dtype=np.int64), np.array([0, 0, 0]))
+    assert empty.to_padded().values.shape == (2, 0) and empty.to_padded().lengths.tolist() == [0, 0]
+    assert [t.tolist() for t in empty.to_nested().unbind()] == [[], []]
+    none = recordwire.Ragged(np.zeros(0, dtype=np.int64), np.array([0]))
+    assert none.to_padded().values.shape == (0, 0) and len(none.to_nested().unbind()) == 0
+    with pytest.raises(TypeError, match="bytes"):
+        recordwire.Ragged([b"a"], np.array([0, 1])).to_padded()
+    with pytest.raises(TypeError, match="bytes"):
+        recordwire.Ragged([b"a"], np.array([0, 1])).to_nested()
