@@ -25,7 +25,7 @@ from torch.utils.data import get_worker_info
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
 from recordwire._dataset import Dataset, Lazy, as_spec, portable
 
-__all__ = ["MapDataset", "DistributedSampler", "IterableDataset", "to_torch", "rank_world"]
+__all__ = ["MapDataset", "DistributedSampler", "IterableDataset", "Batch", "to_torch", "rank_world"]
 
 
 def rank_world(rank: Optional[int] = None, world: Optional[int] = None) -> tuple:
@@ -130,12 +130,52 @@ class DistributedSampler(_TorchSampler):
         return iter(self._ds.order(epoch=self.epoch, **self._kw).tolist())
 
 
+class Batch(dict):
+    """A batch of ``IterableDataset`` (a dict name -> column of tensors).
+
+    It is already a batch: a ``DataLoader`` that batches again (its
+    ``batch_size`` is 1 unless given) stacks batches into a leading
+    dimension or fails in torch's collate. Torch's ``default_collate``
+    dispatches on the type of the first element through
+    ``default_collate_fn_map``, where this module registers ``Batch`` with a
+    function that raises ``ValueError`` naming the fix:
+    ``DataLoader(dataset, batch_size=None)``."""
+
+
+def _refuse_batch(batch: Sequence[Any], *, collate_fn_map: Any = None) -> Any:
+    raise ValueError(
+        f"the DataLoader is batching {len(batch)} batches of recordwire.torch.IterableDataset, which "
+        "yields whole batches (its own batch_size): give the DataLoader batch_size=None, "
+        "as in DataLoader(dataset, batch_size=None, num_workers=...)"
+    )
+
+
+try:  # torch >= 1.13: default_collate looks element types up here first
+    from torch.utils.data._utils.collate import default_collate_fn_map as _collate_map
+
+    _collate_map[Batch] = _refuse_batch
+except ImportError:  # pragma: no cover - older torch: the docstrings say it
+    pass
+
+
 class IterableDataset(_TorchIterable):
     """This rank's order (shuffled per epoch), split across the DataLoader's
     workers (``get_worker_info()``): each id of the rank exactly once per
     epoch. Yields records (dicts), or, with ``spec`` and ``batch_size``,
-    batches decoded in Rust as dicts of tensors (``threads`` decoder threads
-    per worker).
+    whole batches decoded in Rust as ``Batch`` dicts of tensors
+    (``threads`` decoder threads per worker).
+
+    The batches are made here, so the ``DataLoader`` must not batch again:
+    give it ``batch_size=None``. ``DataLoader(ds)`` (whose ``batch_size`` is
+    1) or ``DataLoader(ds, batch_size=64)`` raise ``ValueError`` at the
+    first batch::
+
+        ds = IterableDataset(path, spec=spec, batch_size=256, seed=0)
+        loader = DataLoader(ds, batch_size=None, num_workers=4)
+        for epoch in range(3):
+            ds.set_epoch(epoch)
+            for batch in loader:
+                batch["image"]  # [256, 784]
 
     ``set_epoch(e)``; ``state_dict()``/``load_state_dict()`` resume
     mid-epoch with ``num_workers`` 0 or 1 (with more workers a mid-epoch
@@ -202,7 +242,7 @@ class IterableDataset(_TorchIterable):
             if self.batch_size is None:
                 yield _record(ds[int(chunk[0])])
             else:
-                yield to_torch(ds.decode(chunk, self._spec_text, threads=self.threads), in_worker)
+                yield Batch(to_torch(ds.decode(chunk, self._spec_text, threads=self.threads), in_worker))
 
     def state_dict(self) -> Dict[str, Any]:
         return {"epoch": self.epoch, "position": self._position, "order": dict(self._order)}

@@ -191,3 +191,15 @@ def test_ragged_to_padded_and_to_nested_with_empty_rows():
         recordwire.Ragged([b"a"], np.array([0, 1])).to_padded()
     with pytest.raises(TypeError, match="bytes"):
         recordwire.Ragged([b"a"], np.array([0, 1])).to_nested()
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_a_dataloader_that_batches_the_batches_again_fails_early(ids_file, num_workers, batch_size):
+    data = rwt.IterableDataset(ids_file, spec=SPEC, batch_size=8, seed=0)
+    kwargs = {} if batch_size == 1 else {"batch_size": batch_size}  # DataLoader's default is 1
+    with pytest.raises(ValueError, match=r"IterableDataset, which yields whole batches.*batch_size=None"):
+        next(iter(DataLoader(data, num_workers=num_workers, **kwargs)))
+    batch = next(iter(DataLoader(data, batch_size=None, num_workers=num_workers)))
+    assert batch["x"].shape == (8, 3) and batch["id"].shape == (8,)
+    assert isinstance(batch, dict)
