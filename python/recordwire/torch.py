@@ -98,6 +98,8 @@ def _split(column: Any, n: int, in_worker: bool) -> List[Any]:
     buffers (no copy); bytes values ``bytes`` (or, borrowed outside a worker,
     ``memoryview``s), a list of them where a record has several."""
     if isinstance(column, np.ndarray):
+        if n == 1:  # ds[i]: cheaper than unbind
+            return [torch.from_numpy(column.reshape(column.shape[1:]))]
         return list(torch.from_numpy(column).unbind(0))
     if isinstance(column, Bytes):
         column = column.to_list()
@@ -224,15 +226,16 @@ class MapDataset(_TorchDataset):
         return len(self._lazy.dataset)
 
     def __getitem__(self, i: int) -> Any:
-        return self._items([i])[0]
+        if self._spec_text is None:
+            item = _record(self._lazy.dataset[i])
+        else:
+            item = _records(self._lazy.dataset.decode([i], self._spec_text), 1)[0]
+        return self._transform(item) if self._transform else item
 
     def __getitems__(self, indices: Sequence[int]) -> Records:
         """Records ``indices``, decoded by the spec in one call (what the
         ``DataLoader`` calls for each batch when it has a ``batch_size``):
         the same records as ``[ds[i] for i in indices]``, as ``Records``."""
-        return self._items(indices)
-
-    def _items(self, indices: Sequence[int]) -> Records:
         ds = self._lazy.dataset
         if self._spec_text is None:
             out = Records(_record(ds[int(i)]) for i in indices)
