@@ -32,10 +32,53 @@ class Bytes(NamedTuple):
 
 
 class Ragged(NamedTuple):
-    """A var_len column: row ``r``'s values are ``values[row_splits[r]:row_splits[r + 1]]``."""
+    """A var_len column: row ``r``'s values are ``values[row_splits[r]:row_splits[r + 1]]``.
+
+    >>> r = Ragged(np.array([1, 2, 3], dtype=np.int64), np.array([0, 2, 2, 3]))
+    >>> r.to_padded()
+    Padded(values=array([[1, 2],
+           [0, 0],
+           [3, 0]]), lengths=array([2, 0, 1]))
+    >>> [t.tolist() for t in r.to_nested().unbind()]  # doctest: +SKIP
+    [[1, 2], [], [3]]
+    """
 
     values: Any
     row_splits: np.ndarray
+
+    def to_padded(self, pad_value: Any = 0) -> "Padded":
+        """The rows padded with ``pad_value`` to the longest: ``Padded(values
+        [rows, longest, ...], lengths [rows])``, numpy arrays (a copy of the
+        values; ``values`` may be a numpy array or a CPU torch tensor). Bytes
+        values have no padded form (``TypeError``)."""
+        if isinstance(self.values, (Bytes, list)):
+            raise TypeError("Ragged.to_padded pads numeric values; a bytes column's rows are lists of bytes")
+        values = np.asarray(self.values)
+        splits = np.asarray(self.row_splits, dtype=np.int64)
+        lengths = np.diff(splits)
+        width = int(lengths.max()) if len(lengths) else 0
+        out = np.full((len(lengths), width) + values.shape[1:], pad_value, dtype=values.dtype)
+        # Row-major order of the mask is the order of the values.
+        out[np.arange(width) < lengths[:, None]] = values[splits[0] : splits[-1]] if len(splits) else values[:0]
+        return Padded(out, lengths)
+
+    def to_nested(self) -> Any:
+        """The rows as a ``torch.nested`` tensor of the jagged layout over
+        the same values and offsets (no copy of the values); imports torch.
+
+        ``Ragged(values, splits).to_nested().unbind()`` gives row ``r`` as
+        ``values[splits[r]:splits[r + 1]]``."""
+        if isinstance(self.values, (Bytes, list)):
+            raise TypeError("Ragged.to_nested needs numeric values; a bytes column's rows are lists of bytes")
+        import torch  # lazily: recordwire does not depend on torch
+
+        splits = torch.as_tensor(np.asarray(self.row_splits, dtype=np.int64))
+        values = torch.as_tensor(self.values)
+        if len(splits) == 0:  # no rows
+            splits = torch.zeros(1, dtype=torch.int64)
+        elif int(splits[0]) != 0:
+            values, splits = values[int(splits[0]) :], splits - splits[0]
+        return torch.nested.nested_tensor_from_jagged(values, offsets=splits)
 
 
 class RaggedFrames(NamedTuple):

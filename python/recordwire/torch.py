@@ -1,6 +1,20 @@
-"""PyTorch adapters: a map-style dataset, a distributed sampler, and an
+"""PyTorch adapters: a map-style dataset, a distributed sampler, an
 iterable dataset that shards each rank's order across DataLoader workers
-and yields batches decoded in Rust.
+and yields batches decoded in Rust, and a collate function for records with
+variable-length features.
+
+The two datasets batch differently:
+
+- ``MapDataset(paths, spec=...)`` gives one record per index, and the
+  ``DataLoader`` batches them: ``DataLoader(ds, batch_size=256)`` (with
+  ``collate_fn=recordwire.torch.collate`` when the spec has var_len
+  features). Its ``__getitems__`` decodes a whole batch of indices in one
+  call into Rust.
+- ``IterableDataset(paths, spec=..., batch_size=256)`` yields whole batches,
+  so the ``DataLoader`` must not batch them again:
+  ``DataLoader(ds, batch_size=None)``. With the DataLoader's own
+  ``batch_size`` (``1`` by default) it raises ``ValueError`` at the first
+  batch, saying so.
 
 Importing this module imports ``torch``; nothing else in recordwire does.
 
@@ -12,7 +26,8 @@ spawned one unpickles only the arguments).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Union
+import functools
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -25,7 +40,7 @@ from torch.utils.data import get_worker_info
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
 from recordwire._dataset import Dataset, Lazy, as_spec, portable
 
-__all__ = ["MapDataset", "DistributedSampler", "IterableDataset", "to_torch", "rank_world"]
+__all__ = ["MapDataset", "DistributedSampler", "IterableDataset", "Batch", "Records", "collate", "to_torch", "rank_world"]
 
 
 def rank_world(rank: Optional[int] = None, world: Optional[int] = None) -> tuple:
@@ -77,10 +92,128 @@ def _spec_text(spec: Any) -> Any:
     return spec.to_json() if hasattr(spec, "to_json") else spec
 
 
+def _split(column: Any, n: int, in_worker: bool) -> List[Any]:
+    """The ``n`` rows of a decoded column (numpy, as ``Dataset.decode``
+    gives it), each as one record's value: tensors are views of the batch's
+    buffers (no copy); bytes values ``bytes`` (or, borrowed outside a worker,
+    ``memoryview``s), a list of them where a record has several."""
+    if isinstance(column, np.ndarray):
+        if n == 1:  # ds[i]: cheaper than unbind
+            return [torch.from_numpy(column.reshape(column.shape[1:]))]
+        return list(torch.from_numpy(column).unbind(0))
+    if isinstance(column, Bytes):
+        column = column.to_list()
+    if isinstance(column, list):
+        values = to_torch(column, in_worker)
+        if n == 0:
+            return []
+        k = len(values) // n
+        return list(values) if k == 1 else [values[r * k : (r + 1) * k] for r in range(n)]
+    if isinstance(column, Ragged):
+        splits = np.asarray(column.row_splits, dtype=np.int64)
+        if isinstance(column.values, np.ndarray):
+            return list(torch.tensor_split(torch.from_numpy(column.values), torch.from_numpy(splits[1:-1])))
+        values = column.values.to_list() if isinstance(column.values, Bytes) else to_torch(column.values, in_worker)
+        return [values[splits[r] : splits[r + 1]] for r in range(n)]
+    if isinstance(column, Padded):
+        lengths = column.lengths.tolist()
+        rows = _split(column.values, n, in_worker)
+        return [row[:length] for row, length in zip(rows, lengths)]
+    if isinstance(column, RaggedFrames):
+        rows = _split(Ragged(column.values, column.frame_splits), len(column.frame_splits) - 1, in_worker)
+        splits = column.row_splits.tolist()
+        return [rows[splits[r] : splits[r + 1]] for r in range(n)]
+    if isinstance(column, Sparse):
+        if not isinstance(column.values, np.ndarray):
+            raise TypeError("a sparse bytes column has no per-record form: decode it as var_len")
+        tensor = to_torch(column)
+        return [tensor[r] for r in range(n)]
+    if isinstance(column, dict):
+        parts = {k: _split(v, n, in_worker) for k, v in column.items()}
+        return [{k: v[r] for k, v in parts.items()} for r in range(n)]
+    raise TypeError(f"no per-record form for a column of type {type(column).__name__}")
+
+
+def _records(columns: Dict[str, Any], n: int) -> List[Dict[str, Any]]:
+    """The ``n`` records of a decoded batch."""
+    parts = {k: _split(v, n, get_worker_info() is not None) for k, v in columns.items()}
+    return [{k: v[r] for k, v in parts.items()} for r in range(n)]
+
+
+class Records(list):
+    """What ``MapDataset.__getitems__`` returns: a list of records (dicts of
+    tensors), as any ``collate_fn`` expects, which also carries the batch
+    they were split from (``columns``, numpy, as ``Dataset.decode`` gives
+    it; ``None`` when a ``transform`` made the records), so that
+    ``collate`` takes the columns as they are instead of stacking the
+    records again.
+
+    Made from ``columns``, the records are split from them on first use
+    (``len`` excepted): ``collate`` never needs them, and splitting is a
+    third of a var_len batch's time."""
+
+    columns: Optional[Dict[str, Any]] = None
+    _pending: Optional[Callable[[], List[Any]]] = None
+    _n = 0
+
+    @classmethod
+    def lazy(cls, columns: Dict[str, Any], n: int, split: Callable[[], List[Any]]) -> "Records":
+        out = cls()
+        out.columns, out._n, out._pending = columns, n, split
+        return out
+
+    def _fill(self) -> None:
+        if self._pending is not None:
+            split, self._pending = self._pending, None
+            list.extend(self, split())
+
+    def __len__(self) -> int:
+        return self._n if self._pending is not None else list.__len__(self)
+
+    def __getstate__(self) -> Dict[str, Any]:
+        self._fill()
+        return {"columns": self.columns}
+
+
+def _filling(name: str) -> Any:
+    method = getattr(list, name)
+
+    def filled(self: Records, *args: Any, **kwargs: Any) -> Any:
+        self._fill()
+        return method(self, *args, **kwargs)
+
+    filled.__name__ = name
+    return filled
+
+
+# Every other way to look into or change the list splits the records first.
+for _name in (
+    "__getitem__", "__iter__", "__reversed__", "__contains__", "__eq__", "__ne__", "__lt__", "__le__",
+    "__gt__", "__ge__", "__repr__", "__add__", "__mul__", "__rmul__", "__iadd__", "__imul__",
+    "__setitem__", "__delitem__", "__reduce_ex__", "append", "extend", "insert", "pop", "remove",
+    "clear", "copy", "count", "index", "reverse", "sort",
+):
+    setattr(Records, _name, _filling(_name))
+
+
 class MapDataset(_TorchDataset):
     """Map-style: ``ds[i]`` is record ``i`` as a dict (``transform`` applied
-    when given), or, with ``spec``, the record decoded by it (a batch of one,
-    tensors)."""
+    when given), or, with ``spec``, the record decoded by it as a dict of
+    tensors without a batch dimension (a ``FixedLen(784)`` feature is
+    ``[784]``; a var_len one a 1-D tensor of the record's values; bytes are
+    ``bytes``).
+
+    The ``DataLoader`` batches the records: with a ``batch_size`` it asks
+    ``__getitems__`` for a whole batch of indices, decoded in one call into
+    Rust. Var_len features need ``collate_fn=recordwire.torch.collate``
+    (PyTorch's default collate stacks only equal shapes)::
+
+        loader = DataLoader(MapDataset(path, spec=spec), batch_size=256,
+                            shuffle=True, collate_fn=recordwire.torch.collate)
+        for batch in loader:
+            batch["image"]           # [256, 784]
+            batch["tokens"].values   # [256, longest], .lengths [256]
+    """
 
     def __init__(
         self, paths: Any, *, spec: Any = None, transform: Optional[Callable[[Any], Any]] = None, **open_args: Any
@@ -93,10 +226,25 @@ class MapDataset(_TorchDataset):
         return len(self._lazy.dataset)
 
     def __getitem__(self, i: int) -> Any:
-        ds = self._lazy.dataset
-        in_worker = get_worker_info() is not None
-        item = _record(ds[i]) if self._spec_text is None else to_torch(ds.decode([i], self._spec_text), in_worker)
+        if self._spec_text is None:
+            item = _record(self._lazy.dataset[i])
+        else:
+            item = _records(self._lazy.dataset.decode([i], self._spec_text), 1)[0]
         return self._transform(item) if self._transform else item
+
+    def __getitems__(self, indices: Sequence[int]) -> Records:
+        """Records ``indices``, decoded by the spec in one call (what the
+        ``DataLoader`` calls for each batch when it has a ``batch_size``):
+        the same records as ``[ds[i] for i in indices]``, as ``Records``."""
+        ds = self._lazy.dataset
+        if self._spec_text is None:
+            out = Records(_record(ds[int(i)]) for i in indices)
+        else:
+            columns = ds.decode(np.asarray(indices, dtype=np.int64), self._spec_text)
+            out = Records.lazy(columns, len(indices), functools.partial(_records, columns, len(indices)))
+        if self._transform is not None:
+            out = Records(self._transform(item) for item in out)
+        return out
 
 
 class DistributedSampler(_TorchSampler):
@@ -130,12 +278,52 @@ class DistributedSampler(_TorchSampler):
         return iter(self._ds.order(epoch=self.epoch, **self._kw).tolist())
 
 
+class Batch(dict):
+    """A batch of ``IterableDataset`` (a dict name -> column of tensors).
+
+    It is already a batch: a ``DataLoader`` that batches again (its
+    ``batch_size`` is 1 unless given) stacks batches into a leading
+    dimension or fails in torch's collate. Torch's ``default_collate``
+    dispatches on the type of the first element through
+    ``default_collate_fn_map``, where this module registers ``Batch`` with a
+    function that raises ``ValueError`` naming the fix:
+    ``DataLoader(dataset, batch_size=None)``."""
+
+
+def _refuse_batch(batch: Sequence[Any], *, collate_fn_map: Any = None) -> Any:
+    raise ValueError(
+        f"the DataLoader is batching {len(batch)} batches of recordwire.torch.IterableDataset, which "
+        "yields whole batches (its own batch_size): give the DataLoader batch_size=None, "
+        "as in DataLoader(dataset, batch_size=None, num_workers=...)"
+    )
+
+
+try:  # torch >= 1.13: default_collate looks element types up here first
+    from torch.utils.data._utils.collate import default_collate_fn_map as _collate_map
+
+    _collate_map[Batch] = _refuse_batch
+except ImportError:  # pragma: no cover - older torch: the docstrings say it
+    pass
+
+
 class IterableDataset(_TorchIterable):
     """This rank's order (shuffled per epoch), split across the DataLoader's
     workers (``get_worker_info()``): each id of the rank exactly once per
     epoch. Yields records (dicts), or, with ``spec`` and ``batch_size``,
-    batches decoded in Rust as dicts of tensors (``threads`` decoder threads
-    per worker).
+    whole batches decoded in Rust as ``Batch`` dicts of tensors
+    (``threads`` decoder threads per worker).
+
+    The batches are made here, so the ``DataLoader`` must not batch again:
+    give it ``batch_size=None``. ``DataLoader(ds)`` (whose ``batch_size`` is
+    1) or ``DataLoader(ds, batch_size=64)`` raise ``ValueError`` at the
+    first batch::
+
+        ds = IterableDataset(path, spec=spec, batch_size=256, seed=0)
+        loader = DataLoader(ds, batch_size=None, num_workers=4)
+        for epoch in range(3):
+            ds.set_epoch(epoch)
+            for batch in loader:
+                batch["image"]  # [256, 784]
 
     ``set_epoch(e)``; ``state_dict()``/``load_state_dict()`` resume
     mid-epoch with ``num_workers`` 0 or 1 (with more workers a mid-epoch
@@ -202,7 +390,7 @@ class IterableDataset(_TorchIterable):
             if self.batch_size is None:
                 yield _record(ds[int(chunk[0])])
             else:
-                yield to_torch(ds.decode(chunk, self._spec_text, threads=self.threads), in_worker)
+                yield Batch(to_torch(ds.decode(chunk, self._spec_text, threads=self.threads), in_worker))
 
     def state_dict(self) -> Dict[str, Any]:
         return {"epoch": self.epoch, "position": self._position, "order": dict(self._order)}
@@ -212,3 +400,78 @@ class IterableDataset(_TorchIterable):
             raise ValueError(f"the state is of another order: {state['order']}")
         self.epoch, self._position = int(state["epoch"]), int(state["position"])
         self._resume = self._position
+
+
+def _collate_values(values: List[Any], ragged: str, pad_value: Any) -> Any:
+    """One feature's values across a batch of records."""
+    first = values[0]
+    if isinstance(first, Mapping):
+        return {k: _collate_values([v[k] for v in values], ragged, pad_value) for k in first}
+    if isinstance(first, (torch.Tensor, np.ndarray)):
+        tensors = [torch.as_tensor(v) for v in values]
+        if all(t.shape == tensors[0].shape for t in tensors):
+            return torch.stack(tensors)
+        if ragged == "nested":
+            return torch.nested.as_nested_tensor(tensors, layout=torch.jagged)
+        lengths = torch.tensor([len(t) for t in tensors], dtype=torch.int64)
+        padded = torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True, padding_value=pad_value)
+        return Padded(padded, lengths)  # type: ignore[arg-type]  # of tensors, as to_torch makes them
+    if isinstance(first, (bool, int, float)):
+        return torch.tensor(values)
+    return list(values)
+
+
+def _collate_column(column: Any, n: int, ragged: str, pad_value: Any, in_worker: bool) -> Any:
+    """A decoded batch column of ``n`` rows as ``collate`` gives it."""
+    if isinstance(column, Ragged) and isinstance(column.values, np.ndarray):
+        if ragged == "nested":
+            return column.to_nested()
+        return to_torch(column.to_padded(pad_value), in_worker)
+    if isinstance(column, (Ragged, Bytes, list)):
+        return _split(column, n, in_worker)
+    if isinstance(column, dict):
+        return {k: _collate_column(v, n, ragged, pad_value, in_worker) for k, v in column.items()}
+    return to_torch(column, in_worker)
+
+
+def collate(batch: Sequence[Any], *, ragged: str = "pad", pad_value: Any = 0) -> Any:
+    """Batches records (dicts) for a ``DataLoader``, variable-length
+    features included: ``DataLoader(MapDataset(paths, spec=spec),
+    batch_size=32, collate_fn=recordwire.torch.collate)``.
+
+    A feature whose records have equal shapes is stacked (``[batch,
+    *shape]``). A var_len feature (or, for records that did not come from
+    ``MapDataset``, any tensor feature whose shapes differ) becomes, by
+    ``ragged``:
+
+    - ``"pad"``: ``Padded(values, lengths)``, ``values`` ``[batch, longest,
+      ...]`` padded with ``pad_value``, ``lengths`` ``[batch]`` (int64);
+    - ``"nested"``: a ``torch.nested`` tensor (jagged layout) of the rows.
+
+    Bytes features are lists (of ``bytes``, or of lists for several values
+    per record); numbers become tensors. With ``functools.partial`` for the
+    options::
+
+        collate_fn = functools.partial(recordwire.torch.collate, ragged="nested")
+
+    Records from ``MapDataset.__getitems__`` (``Records``) carry the batch
+    they were decoded as, which is used as it is: a var_len feature is
+    ``Padded`` or nested even when its lengths happen to be equal, and
+    fixed-length columns are the decoder's buffers (no copy).
+    """
+    if ragged not in ("pad", "nested"):
+        raise ValueError(f"ragged={ragged!r}: expected 'pad' or 'nested'")
+    if isinstance(batch, Mapping):
+        raise TypeError(
+            "recordwire.torch.collate batches a list of records and got one record (a dict): "
+            "the DataLoader has batch_size=None; give it a batch_size, or no collate_fn"
+        )
+    columns = getattr(batch, "columns", None)
+    if columns is not None:
+        in_worker = get_worker_info() is not None
+        return {k: _collate_column(v, len(batch), ragged, pad_value, in_worker) for k, v in columns.items()}
+    if len(batch) == 0:
+        raise ValueError("recordwire.torch.collate: an empty batch")
+    if not isinstance(batch[0], Mapping):
+        raise TypeError(f"recordwire.torch.collate batches records (dicts), got {type(batch[0]).__name__}")
+    return _collate_values(list(batch), ragged, pad_value)
