@@ -161,6 +161,8 @@
 // examples, hidden from the docs, no stability promised.
 #[doc(hidden)]
 pub mod arch;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;
