@@ -267,15 +267,17 @@ impl Dataset {
     /// Decodes records `ids` (in that order) by `spec` (a `Spec`, its JSON
     /// text, or that JSON parsed into a dict) on `threads` threads, with the
     /// GIL released: `(rows, context columns, sequence columns)`, each
-    /// column a dict of its parts (see `recordwire/_columns.py`).
-    #[pyo3(signature = (ids, spec, *, threads=1))]
+    /// column a dict of its parts (see `recordwire/_columns.py`); with
+    /// `arrow`, an `ArrowBatch` (the crate's Arrow mapping, see `arrow.rs`).
+    #[pyo3(signature = (ids, spec, *, threads=1, arrow=false))]
     fn _decode<'py>(
         &self,
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
         spec: &Bound<'py, PyAny>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyTuple>> {
+        arrow: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
             let spec = spec_of(spec)?;
             let ids = self.ids(ids)?;
@@ -307,15 +309,18 @@ impl Dataset {
                     decoder.decode_owned(&owned, spec_ref, &mut batch)
                 }
             });
-            // The columns go to numpy only when the decode succeeded.
+            // The columns go to numpy (or Arrow) only when the decode succeeded.
             let columns = match decoded {
-                Ok(()) => crate::columns::to_py(py, &mut batch, &self.maps),
+                Ok(()) if arrow => crate::arrow::ArrowBatch::take(spec_ref, &mut batch)
+                    .and_then(|b| Ok(Bound::new(py, b)?.into_any())),
+                Ok(()) => crate::columns::to_py(py, &mut batch, &self.maps)
+                    .and_then(|c| Ok(decoded_tuple(py, c)?.into_any())),
                 Err(e) => Err(to_py(&e)),
             };
             if let Ok(mut s) = self.spare.try_lock() {
                 *s = batch.recycle();
             }
-            decoded_tuple(py, columns?)
+            columns
         })
     }
 
