@@ -31,8 +31,8 @@
 //! (they are already Arrow's layout, 64-byte aligned). Copied are only what
 //! Arrow's layout cannot point at: a padded column's values when a row is
 //! shorter than the longest (the rows are gathered without their padding),
-//! and a borrowing bytes column's values (slices of the input, gathered into
-//! one data buffer).
+//! and a borrowing bytes column's values (slices of the input, or `Bytes`
+//! shares in an owned batch, gathered into one data buffer).
 //!
 //! ```
 //! use arrow_schema::DataType;
@@ -255,6 +255,9 @@ fn scalars<T: arrow_buffer::ArrowNativeType>(b: AlignedBuf) -> ScalarBuffer<T> {
 }
 
 fn offsets(b: AlignedBuf) -> OffsetBuffer<i64> {
+    if b.is_empty() {
+        return OffsetBuffer::new_empty();
+    }
     OffsetBuffer::new(scalars::<i64>(b))
 }
 
@@ -266,6 +269,8 @@ struct Values<'a> {
     offsets: Option<AlignedBuf>,
     /// Borrowed bytes values.
     borrowed: Vec<&'a [u8]>,
+    /// Bytes values of an owned batch's borrowing column.
+    shared: Vec<bytes::Bytes>,
 }
 
 impl Values<'_> {
@@ -280,6 +285,7 @@ impl Values<'_> {
                 for i in runs.iter().flat_map(Clone::clone) {
                     let v = match o {
                         Some(o) => &self.data.as_bytes()[o[i] as usize..o[i + 1] as usize],
+                        None if self.borrowed.is_empty() => &self.shared[i][..],
                         None => self.borrowed[i],
                     };
                     data.extend_from_slice(v);
@@ -290,6 +296,7 @@ impl Values<'_> {
                     data,
                     offsets: Some(offs),
                     borrowed: Vec::new(),
+                    shared: Vec::new(),
                 }
             }
             d => {
@@ -319,18 +326,16 @@ impl Values<'_> {
                 let Values {
                     data,
                     offsets: offs,
-                    borrowed,
                     ..
                 } = match self.offsets {
                     Some(_) => self,
-                    // Borrowed: gathered into one data buffer.
+                    // Borrowed or shared: gathered into one data buffer.
                     None => {
-                        let all = 0..self.borrowed.len();
+                        let all = 0..self.borrowed.len().max(self.shared.len());
                         self.gather(std::slice::from_ref(&all))
                     }
                 };
                 let offs = offs.unwrap_or_default();
-                debug_assert!(borrowed.is_empty());
                 Arc::new(LargeBinaryArray::try_new(
                     offsets(offs),
                     buffer(data),
@@ -393,6 +398,7 @@ fn array(
         data: parts.values,
         offsets: parts.offsets,
         borrowed: parts.borrowed,
+        shared: parts.shared,
     };
     let elems: usize = dims(f).iter().product();
     let list = |offs: OffsetBuffer<i64>, inner: ArrayRef| -> Result<ArrayRef, ArrowError> {

@@ -187,12 +187,26 @@ pub fn write_json_string(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
 }
 
-/// A name as a JSON string literal (for messages).
+/// A name as a JSON string literal (for messages): as
+/// [`write_json_string`], with DEL and the C1 controls escaped too (JSON
+/// allows them raw, but a terminal shows nothing for them).
 pub fn quoted(name: &[u8]) -> String {
     let mut v = Vec::new();
     write_json_string(&mut v, name);
     // Escaping leaves only ASCII and the valid UTF-8 of `name`.
-    String::from_utf8_lossy(&v).into_owned()
+    let text = String::from_utf8_lossy(&v);
+    if !text.chars().any(|c| c.is_control()) {
+        return text.into_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Appends `name` as a JSON string literal to `out`.

@@ -381,9 +381,20 @@ class Cursor:
         return ids
 
     def __iter__(self) -> Iterator[int]:
-        while self.position < len(self._order):
-            for i in self.next_ids(4096).tolist():
+        # Ids are fetched 4096 at a time, but the position counts the ids
+        # handed out, so ``state_dict()`` taken between two ``next()`` calls
+        # resumes at the next id. A ``next_ids``, ``set_epoch`` or
+        # ``load_state_dict`` between two ``next()`` calls moves the cursor:
+        # iteration goes on from where it then stands.
+        n = len(self._order)
+        while self.position < n:
+            epoch, start = self.epoch, self.position
+            chunk = self._order.ids(epoch, start, min(start + 4096, n)).tolist()
+            for k, i in enumerate(chunk):
+                self.position = start + k + 1
                 yield i
+                if (self.epoch, self.position) != (epoch, start + k + 1):
+                    break
 
     def state_dict(self) -> Dict[str, Any]:
         return {"epoch": self.epoch, "position": self.position, "order": dict(self._spec), "len": len(self._order)}

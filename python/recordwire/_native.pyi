@@ -87,17 +87,32 @@ class Order:
 
 @final
 class Writer:
-    """Records written atomically: a temporary file renamed over ``path`` by ``close``."""
+    """Records written atomically: a temporary file renamed over ``path`` by ``close``.
+
+    Framing, payload and compression come from the file name as the CLI's
+    ``pack`` takes them, unless named: ``.gz``/``.zlib`` compress,
+    ``x.ofrecord`` and OneFlow's ``part-N`` are OFRecord, anything else
+    TFRecord of tf.Example; a payload that contradicts the name's framing
+    raises ``ValueError``. A writer dropped without ``close()`` (or a
+    ``with`` block) writes nothing and emits a ``ResourceWarning`` naming
+    the path and the records lost.
+    """
 
     def __new__(
         cls,
         path: _Path,
         *,
-        framing: Literal["tfrecord", "ofrecord"] = "tfrecord",
-        payload: Literal["example", "sequence_example", "ofrecord", "raw"] = "example",
-        compression: Optional[Literal["none", "gzip", "zlib"]] = "none",
+        framing: Optional[Literal["tfrecord", "ofrecord"]] = None,
+        payload: Optional[Literal["example", "sequence_example", "ofrecord", "raw"]] = None,
+        compression: Optional[Literal["none", "gzip", "zlib"]] = None,
         gzip_blocks: Optional[int] = None,
     ) -> "Writer": ...
+    @property
+    def framing(self) -> Literal["tfrecord", "ofrecord"]: ...
+    @property
+    def payload(self) -> Literal["example", "sequence_example", "ofrecord", "raw"]: ...
+    @property
+    def compression(self) -> Literal["none", "gzip", "zlib"]: ...
     def write(self, record: Union[Dict[Union[str, bytes], Any], bytes, bytearray, memoryview]) -> None: ...
     @property
     def records(self) -> int: ...

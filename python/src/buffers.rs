@@ -1,11 +1,15 @@
-//! Zero-copy views for Python: a file's bytes (its memory map, or the
-//! decompressed data) as `memoryview`s, and decoded buffers handed to numpy.
+//! Zero-copy views for Python: a file's bytes (its memory map) or a
+//! record's (a share of an inflated span) as `memoryview`s, and decoded
+//! buffers handed to numpy.
 //!
-//! A file's bytes are exposed once per file through numpy's array interface
-//! ([`FileBytes`]): numpy keeps the `FileBytes` object as the array's base,
-//! so the array, the `memoryview` over it and every slice of that view keep
-//! the bytes alive, whatever happens to the `Dataset` they came from. A
-//! record or value is then a slice of that view: no copy, and no `unsafe`
+//! A buffer's bytes are exposed through numpy's array interface
+//! ([`FileBytes`]; the buffer protocol itself needs Python 3.11 under the
+//! stable ABI, and the package supports 3.9): numpy keeps the `FileBytes`
+//! object as the array's base, so the array, the `memoryview` over it and
+//! every slice of that view keep the bytes alive, whatever happens to the
+//! `Dataset` they came from. A record or value is then a slice of the view
+//! of the buffer it was read from (its shard's, or its record's), known
+//! from where it was read: no copy, no address search, and no `unsafe`
 //! here (numpy reads the address and length we give it, which stay valid
 //! while the object lives, because `Bytes` never moves or frees its data
 //! while a clone of it is held).
@@ -42,11 +46,14 @@ impl FileBytes {
     }
 }
 
-/// One read-only `memoryview` per data file, to slice records and values
-/// out of.
-pub struct Maps {
-    /// `(address, length, view)`, sorted by address.
-    views: Vec<(usize, usize, Py<PyMemoryView>)>,
+/// A read-only `memoryview` of one buffer (a file's bytes, or a record's),
+/// from which parts of the buffer are handed out as slices: the buffer
+/// each part lies in is known from where it was read (its shard, its
+/// record), never looked up by address.
+pub struct BufferView {
+    start: usize,
+    len: usize,
+    view: Py<PyMemoryView>,
 }
 
 /// A read-only `memoryview` of `bytes`, without copying them.
@@ -56,37 +63,90 @@ pub fn memoryview_of<'py>(py: Python<'py>, bytes: Bytes) -> PyResult<Bound<'py, 
     PyMemoryView::from(&array)
 }
 
-impl Maps {
-    /// The views of every file of `dataset` whose bytes are in memory
-    /// (mapped or read plain files; a compressed file's records are views
-    /// of their own bytes, and its values copies).
-    pub fn new(py: Python<'_>, dataset: &CoreDataset) -> PyResult<Maps> {
-        let mut views = Vec::with_capacity(dataset.shards().len());
-        for shard in dataset.shards() {
-            let Some(bytes) = shard.bytes().cloned() else {
-                continue;
-            };
-            let (addr, len) = (bytes.as_ptr() as usize, bytes.len());
-            views.push((addr, len, memoryview_of(py, bytes)?.unbind()));
-        }
-        views.sort_by_key(|v| v.0);
-        Ok(Maps { views })
+impl BufferView {
+    /// A view of `bytes` (which it keeps alive).
+    pub fn new(py: Python<'_>, bytes: Bytes) -> PyResult<BufferView> {
+        let (start, len) = (bytes.as_ptr() as usize, bytes.len());
+        Ok(BufferView {
+            start,
+            len,
+            view: memoryview_of(py, bytes)?.unbind(),
+        })
     }
 
-    /// `s` as a slice of the view of the file it lies in, or, for bytes
-    /// that are not in any file (a spec's default value), a `memoryview` of
-    /// a copy.
-    pub fn slice<'py>(&self, py: Python<'py>, s: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-        let addr = s.as_ptr() as usize;
-        let at = self.views.partition_point(|v| v.0 <= addr);
-        if let Some((base, len, view)) = at.checked_sub(1).map(|i| &self.views[i]) {
-            let start = addr - base;
-            if start + s.len() <= *len && !s.is_empty() {
-                let range = PySlice::new(py, start as isize, (start + s.len()) as isize, 1);
-                return view.bind(py).as_any().get_item(range);
-            }
+    /// `part` (of this buffer) as a slice of the view; bytes that are not
+    /// a part of it (a spec's default value) as a `memoryview` of a copy.
+    pub fn slice<'py>(&self, py: Python<'py>, part: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        let at = (part.as_ptr() as usize).wrapping_sub(self.start);
+        if !part.is_empty() && at < self.len && part.len() <= self.len - at {
+            let range = PySlice::new(py, at as isize, (at + part.len()) as isize, 1);
+            return self.view.bind(py).as_any().get_item(range);
         }
-        Ok(PyMemoryView::from(PyBytes::new(py, s).as_any())?.into_any())
+        Ok(PyMemoryView::from(PyBytes::new(py, part).as_any())?.into_any())
+    }
+}
+
+/// The view of each shard whose bytes are in memory (mapped or read plain
+/// files), made once per dataset.
+pub struct ShardViews {
+    views: Vec<Option<BufferView>>,
+}
+
+impl ShardViews {
+    /// One view per shard of `dataset` that is in memory.
+    pub fn new(py: Python<'_>, dataset: &CoreDataset) -> PyResult<ShardViews> {
+        let views = dataset
+            .shards()
+            .iter()
+            .map(|s| {
+                s.bytes()
+                    .cloned()
+                    .map(|b| BufferView::new(py, b))
+                    .transpose()
+            })
+            .collect::<PyResult<_>>()?;
+        Ok(ShardViews { views })
+    }
+
+    /// The view of the shard record `id` is in, when it is in memory.
+    pub fn of_record(&self, dataset: &CoreDataset, id: u64) -> Option<&BufferView> {
+        let (k, _) = dataset.locate(id)?;
+        self.views.get(k)?.as_ref()
+    }
+}
+
+/// Where the parts of one record are handed out from: its shard's view
+/// when the shard is in memory, else a view of the record's own bytes (a
+/// share of an inflated span), made on first use.
+pub struct RecordBuffer<'a> {
+    shard: Option<&'a BufferView>,
+    record: Option<&'a Bytes>,
+    own: std::cell::OnceCell<BufferView>,
+}
+
+impl<'a> RecordBuffer<'a> {
+    /// The buffer of a record: its shard's view `shard` (if in memory),
+    /// else the record's own bytes `record` (if it owns them).
+    pub fn new(shard: Option<&'a BufferView>, record: Option<&'a Bytes>) -> RecordBuffer<'a> {
+        RecordBuffer {
+            shard,
+            record,
+            own: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `part` of the record as a `memoryview` (see [`BufferView::slice`]).
+    pub fn slice<'py>(&self, py: Python<'py>, part: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(view) = self.shard {
+            return view.slice(py, part);
+        }
+        if let (None, Some(record)) = (self.own.get(), self.record) {
+            let _ = self.own.set(BufferView::new(py, record.clone())?);
+        }
+        match self.own.get() {
+            Some(view) => view.slice(py, part),
+            None => Ok(PyMemoryView::from(PyBytes::new(py, part).as_any())?.into_any()),
+        }
     }
 }
 

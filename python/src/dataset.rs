@@ -7,14 +7,14 @@ use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use recordwire::batch::{Batch, Decoder};
-use recordwire::frame::OwnedRecord;
 use recordwire::frame::{Framing, ReadOptions};
+use recordwire::frame::{OwnedRecord, Record};
 use recordwire::index::{Dataset as CoreDataset, GzIndex, IndexFormat, Scratch, Shard};
 use recordwire::io::OpenOptions;
 use recordwire::names::Auto;
 use recordwire::view::PayloadKind;
 
-use crate::buffers::Maps;
+use crate::buffers::{RecordBuffer, ShardViews};
 use crate::errors::{guard, to_py};
 use crate::order::{order_spec, Order};
 use crate::spec::spec_of;
@@ -32,7 +32,8 @@ pub struct Dataset {
     /// The shards are read as different payloads (each record as its own
     /// shard's; `decode` refuses).
     mixed: bool,
-    maps: Maps,
+    /// The view of each shard in memory, for slices of its records.
+    views: ShardViews,
     /// The decoder (a thread pool) of the last `decode`, kept for the next
     /// one with the same thread count.
     decoder: KeptDecoder,
@@ -147,7 +148,7 @@ impl Dataset {
             };
             let mixed = inner.payload().is_err();
             Ok(Dataset {
-                maps: Maps::new(py, &inner)?,
+                views: ShardViews::new(py, &inner)?,
                 inner: Arc::new(inner),
                 payload,
                 mixed,
@@ -224,17 +225,13 @@ impl Dataset {
 
     /// Record `i` as a dict: feature name to a numpy array (int64, float32,
     /// and OFRecord's int32/float64) or a list of `memoryview`s (bytes
-    /// values: into the file, no copy; copies for a compressed file); for a
+    /// values: slices of the file, or of an inflated span, never copies); for a
     /// SequenceExample, the context features and `feature_lists`.
     fn __getitem__<'py>(&self, py: Python<'py>, i: i64) -> PyResult<Bound<'py, PyDict>> {
         guard(|| {
             let record = self.one(py, i)?;
-            crate::record::to_dict(
-                py,
-                &record.as_record(),
-                self.payload_of(record.id),
-                &self.maps,
-            )
+            let buffer = self.buffer_of(&record);
+            crate::record::to_dict(py, &record.as_record(), self.payload_of(record.id), &buffer)
         })
     }
 
@@ -257,7 +254,8 @@ impl Dataset {
                     self.view(py, record)?
                 } else {
                     let payload = self.payload_of(record.id);
-                    crate::record::to_dict(py, &record.as_record(), payload, &self.maps)?.into_any()
+                    let buffer = self.buffer_of(&record);
+                    crate::record::to_dict(py, &record.as_record(), payload, &buffer)?.into_any()
                 });
             }
             PyList::new(py, out)
@@ -301,20 +299,40 @@ impl Dataset {
             } else {
                 py.detach(|| self.read_many(&ids)).map_err(|e| to_py(&e))?
             };
+            let records: Vec<Record<'_>> = owned.iter().map(OwnedRecord::as_record).collect();
             let mut batch: Batch<'_> = spare.unwrap_or_default().recycle();
             let decoded = py.detach(|| {
                 if dataset.all_in_memory() {
                     decoder.decode_ids(dataset, &ids, spec_ref, &mut batch)
                 } else {
-                    decoder.decode_owned(&owned, spec_ref, &mut batch)
+                    decoder.decode(&records, spec_ref, &mut batch)
                 }
             });
-            // The columns go to numpy (or Arrow) only when the decode succeeded.
+            // The columns go to numpy (or Arrow) only when the decode
+            // succeeded; a borrowing column's numpy values are slices of
+            // their record's buffer (Arrow gathers them into one buffer).
             let columns = match decoded {
                 Ok(()) if arrow => crate::arrow::ArrowBatch::take(spec_ref, &mut batch)
                     .and_then(|b| Ok(Bound::new(py, b)?.into_any())),
-                Ok(()) => crate::columns::to_py(py, &mut batch, &self.maps)
-                    .and_then(|c| Ok(decoded_tuple(py, c)?.into_any())),
+                Ok(()) => {
+                    let rows = crate::columns::RowBuffers::new(if dataset.all_in_memory() {
+                        ids.iter()
+                            .map(|&id| RecordBuffer::new(self.views.of_record(dataset, id), None))
+                            .collect()
+                    } else {
+                        owned
+                            .iter()
+                            .map(|r| {
+                                RecordBuffer::new(
+                                    self.views.of_record(dataset, r.id),
+                                    Some(&r.data),
+                                )
+                            })
+                            .collect()
+                    });
+                    crate::columns::to_py(py, &mut batch, &rows)
+                        .and_then(|c| Ok(decoded_tuple(py, c)?.into_any()))
+                }
                 Err(e) => Err(to_py(&e)),
             };
             if let Ok(mut s) = self.spare.try_lock() {
@@ -401,11 +419,16 @@ impl Dataset {
     }
 
     fn __repr__(&self) -> String {
+        let (records, files) = (self.inner.len(), self.inner.shards().len());
         format!(
-            "recordwire.Dataset({} records in {} files, payload {})",
-            self.inner.len(),
-            self.inner.shards().len(),
-            self.payload.name()
+            "recordwire.Dataset({records} record{} in {files} file{}, payload {})",
+            if records == 1 { "" } else { "s" },
+            if files == 1 { "" } else { "s" },
+            if self.mixed {
+                "mixed"
+            } else {
+                self.payload.name()
+            }
         )
     }
 }
@@ -477,15 +500,22 @@ impl Dataset {
         }
     }
 
+    /// Where `record`'s parts are handed out from: its file's view when the
+    /// file is in memory, else its own bytes (a share of an inflated span).
+    fn buffer_of<'a>(&'a self, record: &'a OwnedRecord) -> RecordBuffer<'a> {
+        RecordBuffer::new(
+            self.views.of_record(&self.inner, record.id),
+            Some(&record.data),
+        )
+    }
+
     /// A read-only `memoryview` of a record's payload: a slice of its file's
     /// view when the file is in memory, else a view of the record's own
     /// bytes (a share of an inflated span); never a copy.
     fn view<'py>(&self, py: Python<'py>, record: OwnedRecord) -> PyResult<Bound<'py, PyAny>> {
-        match self.inner.locate(record.id) {
-            Some((k, _)) if self.inner.shards()[k].bytes().is_some() => {
-                self.maps.slice(py, &record.data)
-            }
-            _ => Ok(crate::buffers::memoryview_of(py, record.data)?.into_any()),
+        match self.views.of_record(&self.inner, record.id) {
+            Some(view) => view.slice(py, &record.data),
+            None => Ok(crate::buffers::memoryview_of(py, record.data)?.into_any()),
         }
     }
 

@@ -10,7 +10,7 @@ use recordwire::view::{
 };
 use recordwire::DecodeError;
 
-use crate::buffers::Maps;
+use crate::buffers::RecordBuffer;
 use crate::errors::to_py;
 
 /// The key under which a SequenceExample's feature lists are given, beside
@@ -20,14 +20,14 @@ const SEQUENCE_KEY: &str = "sequence";
 
 /// The features of `record` (checked whole first, as protobuf's parser
 /// would) as a dict: name -> numpy array, or a list of `memoryview`s into
-/// the file (no copy). A SequenceExample gives its context features so, and
+/// `buffer`, the file's or the record's bytes (no copy). A SequenceExample gives its context features so, and
 /// its feature lists under the key `"sequence"`: name -> a list with one
 /// value per frame (each as a context feature's value).
 pub fn to_dict<'py>(
     py: Python<'py>,
     record: &Record<'_>,
     kind: PayloadKind,
-    maps: &Maps,
+    buffer: &RecordBuffer<'_>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if kind == PayloadKind::Raw {
         return Err(PyValueError::new_err(
@@ -42,7 +42,7 @@ pub fn to_dict<'py>(
         Fail::Py(e) => e,
     };
     if let Some(features) = view.features() {
-        fill(py, &dict, features, maps).map_err(&fail)?;
+        fill(py, &dict, features, buffer).map_err(&fail)?;
     }
     if let Some(lists) = view.feature_lists() {
         if dict.contains(SEQUENCE_KEY)? {
@@ -53,7 +53,7 @@ pub fn to_dict<'py>(
             )));
         }
         let sequence = PyDict::new(py);
-        fill_lists(py, &sequence, lists, maps).map_err(&fail)?;
+        fill_lists(py, &sequence, lists, buffer).map_err(&fail)?;
         dict.set_item(SEQUENCE_KEY, sequence)?;
     }
     Ok(dict)
@@ -80,12 +80,12 @@ fn fill(
     py: Python<'_>,
     dict: &Bound<'_, PyDict>,
     features: FeaturesRef<'_>,
-    maps: &Maps,
+    buffer: &RecordBuffer<'_>,
 ) -> Result<(), Fail> {
     for named in features.iter() {
         let named = named?;
         let name = String::from_utf8_lossy(named.name());
-        dict.set_item(name.as_ref(), value(py, named.feature, maps)?)?;
+        dict.set_item(name.as_ref(), value(py, named.feature, buffer)?)?;
     }
     Ok(())
 }
@@ -95,14 +95,14 @@ fn fill_lists(
     py: Python<'_>,
     dict: &Bound<'_, PyDict>,
     lists: FeatureListsRef<'_>,
-    maps: &Maps,
+    buffer: &RecordBuffer<'_>,
 ) -> Result<(), Fail> {
     for named in lists.iter() {
         let named = named?;
         let name = String::from_utf8_lossy(named.name());
         let frames = PyList::empty(py);
         for feature in named.list.iter() {
-            frames.append(value(py, feature?, maps)?)?;
+            frames.append(value(py, feature?, buffer)?)?;
         }
         dict.set_item(name.as_ref(), frames)?;
     }
@@ -114,14 +114,14 @@ fn fill_lists(
 fn value<'py>(
     py: Python<'py>,
     feature: FeatureRef<'_>,
-    maps: &Maps,
+    buffer: &RecordBuffer<'_>,
 ) -> Result<Bound<'py, PyAny>, Fail> {
     Ok(match feature.list()? {
         None => PyList::empty(py).into_any(),
         Some(ListRef::Bytes(list)) => {
             let out = PyList::empty(py);
             for v in list.iter() {
-                out.append(maps.slice(py, v?)?)?;
+                out.append(buffer.slice(py, v?)?)?;
             }
             out.into_any()
         }

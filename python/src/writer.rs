@@ -12,7 +12,10 @@ use pyo3::prelude::*;
 use pyo3::types::{
     PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple,
 };
-use recordwire::encode::{Example, Feature, Features, OfRecord, RecordWriter, WriterOptions};
+use recordwire::encode::{
+    output_compression, output_framing, Example, Feature, Features, OfRecord, RecordWriter,
+    WriterOptions,
+};
 use recordwire::frame::Framing;
 use recordwire::io::Compression;
 use recordwire::view::PayloadKind;
@@ -23,7 +26,9 @@ use crate::errors::{from_io, guard, new_error};
 #[pyclass(frozen, module = "recordwire._native")]
 pub struct Writer {
     path: PathBuf,
+    framing: Framing,
     payload: PayloadKind,
+    compression: Compression,
     /// The file being written (`None` once closed) and the buffer each
     /// record is encoded into, under one lock.
     inner: Mutex<(Option<RecordWriter<File>>, Vec<u8>)>,
@@ -169,34 +174,50 @@ fn features_of(d: &Bound<'_, PyDict>, ofrecord: bool) -> PyResult<Features> {
 #[pymethods]
 impl Writer {
     /// Opens `path` for writing (to a temporary file beside it, renamed over
-    /// it by `close`). `gzip_blocks=N`: block-compressed GZIP, a member of
-    /// whole records every N bytes or so (sets the compression to gzip).
+    /// it by `close`). Framing, payload and compression come from the name
+    /// as the command line's `pack` takes them, unless named: `.gz`/`.zlib`
+    /// compress, `x.ofrecord`/`part-N` are OFRecord (of OFRecord payloads),
+    /// anything else TFRecord of tf.Example; a payload that contradicts the
+    /// name's framing is refused. `gzip_blocks=N`: block-compressed GZIP, a
+    /// member of whole records every N bytes or so (sets the compression to
+    /// gzip).
     #[new]
-    #[pyo3(signature = (path, *, framing="tfrecord", payload="example", compression="none", gzip_blocks=None))]
+    #[pyo3(signature = (path, *, framing=None, payload=None, compression=None, gzip_blocks=None))]
     fn new(
         py: Python<'_>,
         path: PathBuf,
-        framing: &str,
-        payload: &str,
+        framing: Option<&str>,
+        payload: Option<&str>,
         compression: Option<&str>,
         gzip_blocks: Option<u64>,
     ) -> PyResult<Self> {
         guard(|| {
-            let framing: Framing = framing
-                .parse()
+            let framing: Option<Framing> = framing
+                .map(str::parse)
+                .transpose()
                 .map_err(|e| PyValueError::new_err(format!("framing: {e}")))?;
-            let payload: PayloadKind = payload
-                .parse()
+            let payload: Option<PayloadKind> = payload
+                .map(str::parse)
+                .transpose()
                 .map_err(|e| PyValueError::new_err(format!("payload: {e}")))?;
-            let compression: Compression = compression
-                .unwrap_or("none")
-                .parse()
+            let compression: Option<Compression> = compression
+                .map(str::parse)
+                .transpose()
                 .map_err(|e| PyValueError::new_err(format!("compression: {e}")))?;
-            if compression == Compression::Auto {
+            if compression == Some(Compression::Auto) {
                 return Err(PyValueError::new_err(
                     "compression: none, gzip or zlib (auto is for reading)",
                 ));
             }
+            let framing = output_framing(framing, payload, &path, || match payload {
+                Some(PayloadKind::OfRecord) => Framing::OfRecord,
+                _ => Framing::TfRecord,
+            })
+            .map_err(|c| PyValueError::new_err(c.message("framing=")))?;
+            let payload = payload.unwrap_or(match framing {
+                Framing::OfRecord => PayloadKind::OfRecord,
+                Framing::TfRecord => PayloadKind::Example,
+            });
             if (framing == Framing::OfRecord) != (payload == PayloadKind::OfRecord)
                 && payload != PayloadKind::Raw
             {
@@ -204,6 +225,15 @@ impl Writer {
                     "payload ofrecord goes with framing ofrecord, and the other payloads with tfrecord",
                 ));
             }
+            let compression = match (gzip_blocks, output_compression(compression, &path)) {
+                (Some(_), Compression::Zlib) => {
+                    return Err(PyValueError::new_err(
+                        "gzip_blocks writes GZIP members: not with zlib compression",
+                    ))
+                }
+                (Some(_), _) => Compression::Gzip,
+                (None, c) => c,
+            };
             let mut options = WriterOptions::new(framing).with_compression(compression);
             if let Some(n) = gzip_blocks {
                 options = options.with_gzip_blocks(n);
@@ -211,10 +241,33 @@ impl Writer {
             let w = RecordWriter::create(&path, options).map_err(|e| io_error(py, &path, e))?;
             Ok(Writer {
                 path,
+                framing,
                 payload,
+                compression,
                 inner: Mutex::new((Some(w), Vec::new())),
             })
         })
+    }
+
+    /// The framing written (`"tfrecord"` or `"ofrecord"`): the one named, or
+    /// the one the file name chose.
+    #[getter]
+    fn framing(&self) -> &'static str {
+        self.framing.name()
+    }
+
+    /// The payload written (`"example"`, `"sequence_example"`, `"ofrecord"`
+    /// or `"raw"`): the one named, or the framing's own.
+    #[getter]
+    fn payload(&self) -> &'static str {
+        self.payload.name()
+    }
+
+    /// The compression written (`"none"`, `"gzip"` or `"zlib"`): the one
+    /// named, or the one the file name's suffix chose.
+    #[getter]
+    fn compression(&self) -> &'static str {
+        self.compression.name()
     }
 
     /// Writes one record: a dict name -> value (numpy array, bytes, str,
@@ -319,4 +372,37 @@ impl Writer {
 
 fn poisoned() -> PyErr {
     PyValueError::new_err("the writer failed in another thread")
+}
+
+/// A writer dropped without `close()` (or a `with` block) writes nothing:
+/// its temporary file is removed and the target left as it was, as ever;
+/// and, as Python's own files do, it says so with a `ResourceWarning`
+/// naming the path and the records lost.
+impl Drop for Writer {
+    fn drop(&mut self) {
+        let open = self.inner.get_mut().ok().and_then(|(w, _)| w.take());
+        let Some(w) = open else {
+            return;
+        };
+        let records = w.records();
+        drop(w);
+        let message = format!(
+            "recordwire.Writer('{}') was dropped without close(): its {records} record{} \
+             were not written and the file is left as it was (close it, or write in a \
+             `with Writer(...) as w:` block)",
+            self.path.display(),
+            if records == 1 { "" } else { "s" },
+        );
+        let _ = Python::try_attach(|py| {
+            let category = py.get_type::<pyo3::exceptions::PyResourceWarning>();
+            let Ok(message) = std::ffi::CString::new(message) else {
+                return;
+            };
+            if let Err(e) = PyErr::warn(py, category.as_any(), &message, 1) {
+                // Warnings turned into errors cannot propagate from a
+                // finalizer: Python reports them as unraisable.
+                e.write_unraisable(py, None);
+            }
+        });
+    }
 }

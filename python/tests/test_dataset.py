@@ -196,3 +196,13 @@ def test_pickles_with_its_keyword_options():
     assert type(clone) is recordwire.Dataset
     assert clone.payload == "raw" and len(clone) == len(ds)
     assert bytes(clone.raw(3)) == bytes(ds.raw(3))
+
+
+def test_repr_counts_in_english(tmp_path):
+    one = recordwire.Dataset(str(TESTDATA / "ref" / "small.tfrecord"))
+    assert repr(one) == "recordwire.Dataset(10 records in 1 file, payload example)"
+    from conftest import write_tfrecord
+
+    single = write_tfrecord(tmp_path / "one.tfrecord", [b""])
+    two = recordwire.Dataset([str(single), str(single)], payload="raw")
+    assert repr(two) == "recordwire.Dataset(2 records in 2 files, payload raw)"

@@ -84,6 +84,36 @@ def test_decode_equals_the_plain_dataset(tmp_path):
     assert got["all_bytes"].values.to_list() == plain["all_bytes"].values.to_list()
 
 
+@pytest.mark.parametrize("name", ["examples.tfrecord", "examples.tfrecord.gz"])
+def test_bytes_values_are_views_of_owned_buffers_that_outlive_the_dataset(tmp_path, name):
+    # Values are slices of the buffer their record was read from (the file's
+    # map, or the record's inflated span): never copies (a copy would be a
+    # view of a `bytes` object), and they keep that buffer alive.
+    import gc
+
+    path = tmp_path / name
+    path.write_bytes((REF / name).read_bytes())
+    spec = {"features": {"all_bytes": {"form": "var_len", "dtype": "bytes", "borrow": True}}}
+    ids = [5, 0, 39, 12, 12]
+    ds = recordwire.Dataset(str(path))
+    col = ds.decode(ids, spec)["all_bytes"]
+    record = ds[5]["all_bytes"]
+    raw = ds.raw(39)
+    expected_col = [bytes(v) for v in recordwire.Dataset(str(PLAIN)).decode(ids, spec)["all_bytes"].values]
+    expected_record = [bytes(v) for v in recordwire.Dataset(str(PLAIN))[5]["all_bytes"]]
+    expected_raw = bytes(recordwire.Dataset(str(PLAIN)).raw(39))
+    views = [v for v in list(col.values) + record if len(v)]
+    assert views, "the file has bytes values"
+    for v in views + [raw]:
+        assert isinstance(v, memoryview) and v.readonly
+        assert isinstance(v.obj, np.ndarray), f"a copy: a view of {type(v.obj)}"
+    del ds
+    gc.collect()
+    assert [bytes(v) for v in col.values] == expected_col
+    assert [bytes(v) for v in record] == expected_record
+    assert bytes(raw) == expected_raw
+
+
 @pytest.mark.parametrize("level", [1, 6, 9])
 @pytest.mark.parametrize("members", [1, 3])
 def test_python_gzip_levels_and_members(tmp_path, level, members):

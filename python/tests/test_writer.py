@@ -135,3 +135,98 @@ def test_atomic_on_error_and_bad_values(tmp_path):
     with pytest.raises(recordwire.Error) as info:
         recordwire.Writer(tmp_path / "no" / "such" / "dir")
     assert info.value.kind == "io_error"
+
+
+@pytest.mark.parametrize(
+    "name,framing,payload,compression",
+    [
+        ("w.tfrecord", "tfrecord", "example", "none"),
+        ("w.tfrecord.gz", "tfrecord", "example", "gzip"),
+        ("w.tfrecords.zlib", "tfrecord", "example", "zlib"),
+        ("w.ofrecord", "ofrecord", "ofrecord", "none"),
+        ("part-00003", "ofrecord", "ofrecord", "none"),
+        ("w.ofrecord.GZ", "ofrecord", "ofrecord", "gzip"),
+        ("w.bin", "tfrecord", "example", "none"),
+    ],
+)
+def test_framing_payload_and_compression_come_from_the_name(tmp_path, name, framing, payload, compression):
+    out = tmp_path / name
+    with recordwire.Writer(out) as w:
+        assert (w.framing, w.payload, w.compression) == (framing, payload, compression)
+        w.write({"x": [1, 2, 3]})
+    head = out.read_bytes()[:2]
+    assert (head == b"\x1f\x8b") == (compression == "gzip")
+    assert (head[:1] == b"\x78") == (compression == "zlib")
+    # Read back with everything detected: the same record.
+    ds = recordwire.Dataset(str(out))
+    assert (ds.compression[0], ds.payload) == (compression, payload)
+    assert ds[0]["x"].tolist() == [1, 2, 3]
+    # `pack` names the same file the same way: byte for byte.
+    from test_orders import cli
+    import subprocess
+
+    packed = tmp_path / "packed" / name
+    packed.parent.mkdir()
+    src = tmp_path / "in.jsonl"
+    body = '{"feature": {"x": {"int64_list": {"value": ["1", "2", "3"]}}}}' if payload == "ofrecord" else '{"features": {"feature": {"x": {"int64_list": {"value": ["1", "2", "3"]}}}}}'
+    src.write_text(body + "\n")
+    subprocess.run([cli(), "pack", str(src), str(packed)], check=True, capture_output=True)
+    if compression == "none":
+        assert packed.read_bytes() == out.read_bytes()
+    else:
+        unpack = gzip.decompress if compression == "gzip" else zlib.decompress
+        assert unpack(packed.read_bytes()) == unpack(out.read_bytes())
+
+
+def test_explicit_arguments_win_and_a_contradiction_is_the_clis_error(tmp_path):
+    out = tmp_path / "w.tfrecord.gz"
+    with recordwire.Writer(out, compression="none") as w:
+        w.write({"x": 1})
+    assert out.read_bytes()[:2] != b"\x1f\x8b"
+    with recordwire.Writer(tmp_path / "w.ofrecord", framing="tfrecord", payload="example") as w:
+        assert (w.framing, w.payload) == ("tfrecord", "example")
+    with pytest.raises(ValueError) as info:
+        recordwire.Writer(tmp_path / "x.ofrecord", payload="example")
+    message = str(info.value)
+    assert "the name says ofrecord framing, but example payloads belong in tfrecord frames" in message
+    assert "framing='ofrecord'" in message
+    # The CLI's words for the same contradiction.
+    from test_orders import cli
+    import subprocess
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("{}\n")
+    run = subprocess.run([cli(), "pack", "--payload", "example", str(src), str(tmp_path / "x.ofrecord")], capture_output=True, text=True)
+    assert run.returncode != 0
+    assert message.replace("framing='ofrecord'", "--framing ofrecord") in run.stderr
+    assert not (tmp_path / "x.ofrecord").exists()
+
+
+def test_a_writer_dropped_unclosed_warns_and_writes_nothing(tmp_path):
+    import gc
+
+    out = tmp_path / "lost.tfrecord"
+    w = recordwire.Writer(out)
+    for i in range(3):
+        w.write({"i": i})
+    with pytest.warns(ResourceWarning, match=r"lost\.tfrecord.*3 records were not written"):
+        del w
+        gc.collect()
+    assert list(tmp_path.iterdir()) == []
+    # Closed, aborted or used in a with block: no warning.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        w = recordwire.Writer(out)
+        w.close()
+        del w
+        a = recordwire.Writer(tmp_path / "aborted.tfrecord")
+        a.write({"i": 1})
+        a.abort()
+        del a
+        with recordwire.Writer(tmp_path / "with.tfrecord") as w:
+            w.write({"i": 1})
+        del w
+        gc.collect()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lost.tfrecord", "with.tfrecord"]

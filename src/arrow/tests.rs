@@ -483,3 +483,22 @@ fn colliding_column_names_are_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn an_owned_batch_maps_as_the_borrowing_one() {
+    let spec = Spec::from_json(EXAMPLE_SPEC.as_bytes()).unwrap();
+    let records: Vec<bytes::Bytes> = (0..7).map(|i| example(i).into()).collect();
+    let payloads: Vec<&[u8]> = records.iter().map(|r| &r[..]).collect();
+    let mut borrowing = Batch::new();
+    decode(&payloads, &spec, &mut borrowing).unwrap();
+    let mut owned = borrowing.clone().into_owned(|row| records.get(row));
+    assert!(owned.column("words_ref").unwrap().shared().is_some());
+    let a = record_batch(&spec, &mut borrowing).unwrap();
+    let b = record_batch(&spec, &mut owned).unwrap();
+    assert_eq!(a, b);
+    let tags = b.column_by_name("tags_ref").unwrap();
+    assert_eq!(
+        arrow_value(tags.as_ref(), 2),
+        V::L(vec![V::B(b"t0.2".to_vec()), V::B(b"t1.2".to_vec())])
+    );
+}

@@ -98,6 +98,13 @@ pub struct Column<'a> {
     pub(crate) spare: AlignedBuf,
     pub(crate) spare_offsets: AlignedBuf,
     pub(crate) spare_borrowed: Vec<&'a [u8]>,
+    /// The borrowed values as owned `Bytes`, once the batch is made to own
+    /// them ([`Batch::into_owned`]); `shares` says they are the values.
+    pub(crate) shared: Vec<bytes::Bytes>,
+    pub(crate) shares: bool,
+    /// A borrowing bytes column's default elements as `Bytes` (made once
+    /// with the column), shared by the padded slots of an owned batch.
+    pub(crate) shared_defaults: Vec<bytes::Bytes>,
     /// The default's elements as stored (numeric, little-endian; empty for
     /// bytes, whose default is read from the spec), when there is one.
     pub(crate) default: Option<Vec<u8>>,
@@ -120,7 +127,10 @@ impl PartialEq for Column<'_> {
             self.borrow,
             &self.shape,
         ) == (&o.spec.name, o.dtype, o.layout, o.borrow, &o.shape)
-            && (&self.values, &self.offsets, &self.borrowed) == (&o.values, &o.offsets, &o.borrowed)
+            && (&self.values, &self.offsets) == (&o.values, &o.offsets)
+            && self.len() == o.len()
+            && (self.dtype != DType::Bytes
+                || (0..self.len()).all(|i| self.bytes_value(i) == o.bytes_value(i)))
             && (&self.splits, &self.frame_splits, &self.lengths)
                 == (&o.splits, &o.frame_splits, &o.lengths)
             && (&self.indices, &self.sparse_shape) == (&o.indices, &o.sparse_shape)
@@ -163,6 +173,9 @@ impl<'a> Column<'a> {
             spare: AlignedBuf::new(),
             spare_offsets: AlignedBuf::new(),
             spare_borrowed: Vec::new(),
+            shared: Vec::new(),
+            shares: false,
+            shared_defaults: shared_defaults(f),
             default,
             seen: 0,
             mark: Mark::default(),
@@ -173,9 +186,18 @@ impl<'a> Column<'a> {
         c
     }
 
-    /// The column emptied of borrowed values, for inputs of another lifetime
-    /// (see [`Batch::recycle`]).
+    /// The column emptied of borrowed values and of owned ones, for inputs
+    /// of another lifetime (see [`Batch::recycle`]).
     fn recycle<'b>(self) -> Column<'b> {
+        let mut c = self.relabel();
+        c.shared.clear();
+        c.shares = false;
+        c
+    }
+
+    /// The same column for another lifetime: everything kept but the
+    /// borrowed slices (their vectors' memory is reused).
+    pub(super) fn relabel<'b>(self) -> Column<'b> {
         let empty = |mut v: Vec<&'a [u8]>| -> Vec<&'b [u8]> {
             v.clear();
             // Empty: collecting reuses the allocation (same layout).
@@ -184,6 +206,9 @@ impl<'a> Column<'a> {
         Column {
             borrowed: empty(self.borrowed),
             spare_borrowed: empty(self.spare_borrowed),
+            shared: self.shared,
+            shares: self.shares,
+            shared_defaults: self.shared_defaults,
             spec: self.spec,
             in_sequence: self.in_sequence,
             dtype: self.dtype,
@@ -215,6 +240,8 @@ impl<'a> Column<'a> {
         self.offsets.clear();
         self.offsets.push(0i64);
         self.borrowed.clear();
+        self.shared.clear();
+        self.shares = false;
         self.splits.clear();
         self.splits.push(0i64);
         self.frame_splits.clear();
@@ -278,14 +305,25 @@ impl<'a> Column<'a> {
         (self.dtype == DType::Bytes && !self.borrow).then(|| self.offsets.typed::<i64>())
     }
 
-    /// For a borrowing bytes column, the values as slices of the input.
+    /// For a borrowing bytes column, the values as slices of the input;
+    /// `None` for a column of an owned batch, whose values are
+    /// [`shared`](Self::shared).
     pub fn borrowed(&self) -> Option<&[&'a [u8]]> {
-        (self.dtype == DType::Bytes && self.borrow).then_some(self.borrowed.as_slice())
+        (self.dtype == DType::Bytes && self.borrow && !self.shares)
+            .then_some(self.borrowed.as_slice())
+    }
+
+    /// For a borrowing bytes column of a batch made to own its values
+    /// ([`Batch::into_owned`]), the values as `Bytes`: shares of the
+    /// records' buffers (no copy), which keep them alive.
+    pub fn shared(&self) -> Option<&[bytes::Bytes]> {
+        (self.dtype == DType::Bytes && self.borrow && self.shares).then_some(self.shared.as_slice())
     }
 
     /// Number of values (slots, for a dense column).
     pub fn len(&self) -> usize {
         match (self.dtype, self.borrow) {
+            (DType::Bytes, true) if self.shares => self.shared.len(),
             (DType::Bytes, true) => self.borrowed.len(),
             (DType::Bytes, false) => self.offsets.count::<i64>() - 1,
             (d, _) => self.values.len() / d.width(),
@@ -301,6 +339,9 @@ impl<'a> Column<'a> {
     pub fn bytes_value(&self, i: usize) -> Option<&[u8]> {
         if self.dtype != DType::Bytes {
             return None;
+        }
+        if self.borrow && self.shares {
+            return self.shared.get(i).map(|b| &b[..]);
         }
         if self.borrow {
             return self.borrowed.get(i).copied();
@@ -347,7 +388,12 @@ impl<'a> Column<'a> {
         ColumnParts {
             values: self.values,
             offsets: some(self.offsets, owned_bytes),
-            borrowed: self.borrowed,
+            borrowed: if self.shares {
+                Vec::new()
+            } else {
+                self.borrowed
+            },
+            shared: self.shared,
             row_splits: some(self.splits, layout != Layout::Dense),
             frame_splits: some(self.frame_splits, layout == Layout::RaggedFrames),
             lengths: some(self.lengths, lengths),
@@ -367,6 +413,8 @@ pub struct ColumnParts<'a> {
     pub offsets: Option<AlignedBuf>,
     /// [`Column::borrowed`] (empty unless the column borrows).
     pub borrowed: Vec<&'a [u8]>,
+    /// [`Column::shared`] (empty unless the column is one of an owned batch).
+    pub shared: Vec<bytes::Bytes>,
     /// [`Column::row_splits`].
     pub row_splits: Option<AlignedBuf>,
     /// [`Column::frame_splits`].
@@ -1151,5 +1199,25 @@ fn spec_bytes_default(f: &FeatureSpec, i: usize) -> Option<&[u8]> {
             ..
         } => b.get(i).map(Vec::as_slice),
         _ => None,
+    }
+}
+
+/// A borrowing bytes feature's default elements as `Bytes` (empty for any
+/// other feature): made once per column, so that an owned batch's padded
+/// slots share them instead of copying them per batch.
+fn shared_defaults(f: &FeatureSpec) -> Vec<bytes::Bytes> {
+    if !(f.borrow && f.dtype == DType::Bytes) {
+        return Vec::new();
+    }
+    match &f.form {
+        Form::FixedLen {
+            default: Some(DefaultValue::Bytes(b)),
+            ..
+        }
+        | Form::FixedLenSequence {
+            default: Some(DefaultValue::Bytes(b)),
+            ..
+        } => b.iter().map(|v| bytes::Bytes::copy_from_slice(v)).collect(),
+        _ => Vec::new(),
     }
 }

@@ -177,6 +177,8 @@ impl SpecInference {
             let mut out = Vec::new();
             for s in t.seen {
                 let name = String::from_utf8_lossy(&s.name).into_owned();
+                // Notes quote the name (it may hold any bytes), as `inspect` does.
+                let quoted = crate::names::quoted(&s.name);
                 let kinds: Vec<Kind> = KINDS
                     .into_iter()
                     .filter(|&k| s.kinds & kind_bit(k) != 0)
@@ -185,14 +187,14 @@ impl SpecInference {
                     [k] => *k,
                     [] => {
                         notes.push(format!(
-                            "{name}: left out, no record sets its list (the type is unknown)"
+                            "{quoted}: left out, no record sets its list (the type is unknown)"
                         ));
                         continue;
                     }
                     _ => {
                         let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
                         notes.push(format!(
-                            "{name}: left out, it holds {} in different {}",
+                            "{quoted}: left out, it holds {} in different {}",
                             names.join(" and "),
                             if sequence { "frames" } else { "records" }
                         ));

@@ -56,6 +56,7 @@ mod column;
 mod decode;
 mod fast;
 mod infer;
+mod owned;
 mod shape;
 mod spec;
 mod spec_json;

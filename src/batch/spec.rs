@@ -581,9 +581,14 @@ fn check_features(
             return Err(spec_error(
                 at,
                 format!(
-                    "dtype {} is not allowed for {} in a {payload} spec",
+                    "dtype {} is not allowed for {} in {} {payload} spec",
                     f.dtype,
-                    f.form.name()
+                    f.form.name(),
+                    if payload.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    }
                 ),
             ));
         }

@@ -831,14 +831,14 @@ fn inference_gives_fixed_len_where_every_record_agrees() {
     );
     assert_eq!(notes.len(), 3, "{notes:?}");
     assert!(
-        notes[2].contains("mixed_frames: left out, it holds bytes_list and int64_list"),
+        notes[2].contains("\"mixed_frames\": left out, it holds bytes_list and int64_list"),
         "{notes:?}"
     );
     assert!(
-        notes[0].contains("mixed: left out, it holds float_list and int64_list"),
+        notes[0].contains("\"mixed\": left out, it holds float_list and int64_list"),
         "{notes:?}"
     );
-    assert!(notes[1].contains("nokind: left out"), "{notes:?}");
+    assert!(notes[1].contains("\"nokind\": left out"), "{notes:?}");
 }
 
 #[test]
@@ -920,4 +920,21 @@ fn a_batch_reused_with_another_shape_or_default_follows_the_new_spec() {
     decode(&recs, &three, &mut batch).unwrap();
     assert_eq!(batch.columns()[0].shape(), [1, 3]);
     assert_eq!(batch.columns()[0].values::<i64>().unwrap(), [7, 8, 9]);
+}
+
+#[test]
+fn spec_errors_read_as_english() {
+    let e = Spec::example(vec![FeatureSpec::var_len("x", DType::Int32)]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("dtype int32 is not allowed for var_len in an example spec"),
+        "{e}"
+    );
+    let e = Spec::sequence_example(vec![FeatureSpec::var_len("x", DType::Float64)], vec![])
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("is not allowed for var_len in a sequence_example spec"),
+        "{e}"
+    );
 }

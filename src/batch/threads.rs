@@ -1,6 +1,8 @@
 //! [`Decoder`]: batched decoding on several threads, and from a
 //! [`RecordSource`] (a dataset, by id) or any reader's iterator.
 
+use bytes::Bytes;
+
 use super::column::Batch;
 use super::decode::{decode, decode_rows, Input};
 use super::spec::Spec;
@@ -156,20 +158,40 @@ impl Decoder {
         failed.map_or(Ok(()), Err)
     }
 
-    /// Decodes `records` (read with
-    /// `Dataset::get_many`, say), in the
-    /// order given (see [`decode`]): the batch borrows from them.
-    pub fn decode_owned<'a>(
+    /// Decodes `records` (read with `Dataset::get_many`, say), in the order
+    /// given (see [`decode`]), into a batch that owns its values: a
+    /// borrowing bytes column's values are shares of the records' bytes
+    /// ([`Batch::into_owned`]), so the batch outlives `records` and can go
+    /// to another thread.
+    pub fn decode_owned(
         &self,
-        records: &'a [OwnedRecord],
-        spec: &'a Spec,
-        batch: &mut Batch<'a>,
+        records: &[OwnedRecord],
+        spec: &Spec,
+        batch: &mut Batch<'static>,
     ) -> Result<(), Error> {
-        let mut borrowed = std::mem::take(&mut batch.records);
-        borrowed.clear();
+        let mut b: Batch<'_> = std::mem::take(batch).recycle();
+        let mut borrowed = std::mem::take(&mut b.records);
         borrowed.extend(records.iter().map(OwnedRecord::as_record));
-        let r = self.decode(&borrowed, spec, batch);
-        batch.records = borrowed;
+        let r = self.decode(&borrowed, spec, &mut b);
+        b.records = borrowed;
+        *batch = b.into_owned(|row| records.get(row).map(|r| &r.data));
+        r
+    }
+
+    /// [`decode_ids`](Self::decode_ids) into a batch that owns its values
+    /// (see [`Batch::into_owned`]): each borrowing bytes value is a share of
+    /// the buffer its record lies in ([`RecordSource::owner`]), so the
+    /// batch outlives `source` and can go to another thread.
+    pub fn decode_ids_owned<S: RecordSource + ?Sized>(
+        &self,
+        source: &S,
+        ids: &[u64],
+        spec: &Spec,
+        batch: &mut Batch<'static>,
+    ) -> Result<(), Error> {
+        let mut b: Batch<'_> = std::mem::take(batch).recycle();
+        let r = self.decode_ids(source, ids, spec, &mut b);
+        *batch = b.into_owned(|row| ids.get(row).and_then(|&id| source.owner(id)));
         r
     }
 
@@ -265,6 +287,15 @@ pub trait RecordSource {
 
     /// The name of the file record `id` is in, for errors.
     fn file_of(&self, id: u64) -> Option<&str>;
+
+    /// The buffer record `id` lies in, when it is in memory as [`Bytes`]
+    /// (a file's map): what an owned batch's values share
+    /// ([`Decoder::decode_ids_owned`]). `None` (the default) makes them
+    /// copies.
+    fn owner(&self, id: u64) -> Option<&Bytes> {
+        let _ = id;
+        None
+    }
 }
 
 /// The error for a record that `decode_ids` cannot borrow.

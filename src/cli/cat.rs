@@ -4,9 +4,10 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::filter::Wanted;
 use super::{payload, progress, report, CatArgs, CmdResult, Failure, ReadArgs};
 use crate::error::{Error, ErrorKind};
-use crate::frame::{ErrorPolicy, Record};
+use crate::frame::ErrorPolicy;
 use crate::io::Source;
 use crate::json;
 use crate::view::PayloadKind;
@@ -25,11 +26,7 @@ pub(super) fn cat(
             max_errors: o.max_errors,
         },
     };
-    let filter: Option<Vec<Vec<u8>>> = o
-        .features
-        .clone()
-        .map(|v| v.into_iter().map(String::into_bytes).collect());
-    let mut found = vec![false; filter.as_ref().map_or(0, Vec::len)];
+    let mut wanted = Wanted::new(o.features.as_deref());
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let mut skipped = 0u64;
     let mut position = Position {
@@ -47,7 +44,6 @@ pub(super) fn cat(
             strict: read.strict,
             on_error: o.on_error,
             max_errors: o.max_errors,
-            filter: filter.as_deref(),
             with_id: o.with_id,
         };
         let r = walk.file(
@@ -55,7 +51,7 @@ pub(super) fn cat(
             &mut out,
             &mut notes,
             &mut position,
-            &mut found,
+            wanted.as_mut(),
             stderr,
         );
         // Once per file, however the walk ended (a closed output too).
@@ -63,22 +59,9 @@ pub(super) fn cat(
         skipped += r?;
     }
     out.flush()?;
-    let mut missing = false;
-    for (name, seen) in o.features.iter().flatten().zip(&found) {
-        if !seen {
-            missing = true;
-            let _ = writeln!(
-                stderr,
-                "{}: no record printed has a feature named {}",
-                if read.strict {
-                    "error[usage_error]"
-                } else {
-                    "note"
-                },
-                crate::names::quoted(name.as_bytes())
-            );
-        }
-    }
+    let missing = wanted
+        .as_ref()
+        .is_some_and(|w| w.finish(read.strict, stderr));
     // Damage is reported with exit 1 in skip mode too: a script learns from
     // the status that records were passed over.
     if skipped > 0 || (missing && read.strict) {
@@ -95,16 +78,15 @@ struct Position {
 }
 
 /// How `cat` prints the records of one file.
-struct CatWalk<'f> {
+struct CatWalk {
     payload: PayloadKind,
     strict: bool,
     on_error: ErrorPolicy,
     max_errors: Option<u64>,
-    filter: Option<&'f [Vec<u8>]>,
     with_id: bool,
 }
 
-impl CatWalk<'_> {
+impl CatWalk {
     /// Prints the records of `source`; returns the number of errors that
     /// were reported and skipped.
     fn file(
@@ -113,7 +95,7 @@ impl CatWalk<'_> {
         out: &mut dyn Write,
         notes: &mut payload::Notes,
         position: &mut Position,
-        found: &mut [bool],
+        mut wanted: Option<&mut Wanted>,
         stderr: &mut dyn Write,
     ) -> Result<u64, Failure> {
         let mut line = Vec::with_capacity(1 << 12);
@@ -140,8 +122,8 @@ impl CatWalk<'_> {
                         let _ = write!(line, "{}", record.id);
                         line.push(b'\t');
                     }
-                    if let Some(filter) = self.filter {
-                        mark_found(self.payload, &record, filter, found);
+                    if let Some(w) = wanted.as_deref_mut() {
+                        w.mark(self.payload, &record);
                     }
                     match json::write_record(
                         &mut line,
@@ -149,7 +131,7 @@ impl CatWalk<'_> {
                         record.data,
                         record.data_offset,
                         self.strict,
-                        self.filter,
+                        wanted.as_deref().map(Wanted::names),
                     ) {
                         Ok(()) => {
                             notes.record(record.id, record.data, record.data_offset);
@@ -203,24 +185,6 @@ impl CatWalk<'_> {
             return Err(Failure::Data);
         }
         Ok(skipped)
-    }
-}
-
-/// Marks the names of `filter` that `record` has (as a feature, or a
-/// SequenceExample's feature list).
-fn mark_found(kind: PayloadKind, record: &Record<'_>, filter: &[Vec<u8>], found: &mut [bool]) {
-    let payload = crate::view::PayloadRef::new(kind, record.data, record.data_offset);
-    for (name, seen) in filter.iter().zip(found.iter_mut()) {
-        if *seen {
-            continue;
-        }
-        let in_features = payload
-            .features()
-            .is_some_and(|f| f.get(name).ok().flatten().is_some());
-        let in_lists = payload
-            .feature_lists()
-            .is_some_and(|l| l.get(name).ok().flatten().is_some());
-        *seen = in_features || in_lists;
     }
 }
 

@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::filter::Wanted;
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
@@ -271,8 +272,7 @@ pub(super) fn get(
         .iter_mut()
         .map(|shard| read.payload_of_shard(shard, stderr))
         .collect();
-    let filter: Option<Vec<Vec<u8>>> =
-        features.map(|v| v.into_iter().map(String::into_bytes).collect());
+    let mut wanted = Wanted::new(features.as_deref());
     let dataset = Dataset::from_shards(shards);
     let name = match dataset.shards() {
         [one] => one.name().to_string(),
@@ -285,7 +285,7 @@ pub(super) fn get(
         &name,
         ids,
         read.strict,
-        filter.as_deref(),
+        wanted.as_mut(),
         &mut out,
         &mut notes,
         stderr,
@@ -295,6 +295,11 @@ pub(super) fn get(
     }
     r?;
     out.flush()?;
+    // As `cat`: a name no record printed has (a typo) is said; with
+    // --strict it is an error.
+    if wanted.is_some_and(|w| w.finish(read.strict, stderr)) && read.strict {
+        return Err(Failure::Data);
+    }
     Ok(())
 }
 
@@ -314,7 +319,7 @@ fn get_records(
     name: &str,
     ids: &[u64],
     strict: bool,
-    filter: Option<&[Vec<u8>]>,
+    mut wanted: Option<&mut Wanted>,
     out: &mut dyn Write,
     notes: &mut [super::payload::Notes],
     stderr: &mut dyn Write,
@@ -334,10 +339,14 @@ fn get_records(
             }
         };
         let shard = dataset.locate(id).map_or(0, |(k, _)| k);
+        let payload = dataset.shards()[shard].payload();
+        if let Some(w) = wanted.as_deref_mut() {
+            w.mark(payload, &record.as_record());
+        }
         let json = JsonLine {
-            payload: dataset.shards()[shard].payload(),
+            payload,
             strict,
-            filter,
+            filter: wanted.as_deref().map(Wanted::names),
         };
         json.write(
             &record.as_record(),

@@ -396,14 +396,34 @@ fn write_sizes(
 /// The schema table of the text report: the (context) features, and with
 /// `lists` the feature lists of SequenceExamples.
 fn write_schema(stdout: &mut dyn Write, schema: &Schema, lists: bool) -> CmdResult {
-    let width = schema
+    // Column widths from the rows themselves (a long kind list, a wide
+    // name), in terminal columns: the table stays aligned.
+    let names: Vec<&[u8]> = schema
         .context
         .keys()
         .chain(schema.lists.keys())
-        .map(|n| quoted(n).chars().count())
+        .map(|n| &n[..])
+        .collect();
+    let width = names
+        .iter()
+        .map(|n| display_width(&quoted(n)))
         .max()
         .unwrap_or(4)
         .max(7);
+    let kinds = schema
+        .context
+        .values()
+        .chain(schema.lists.values().map(|(_, s)| s))
+        .map(|s| kinds_text(s).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let cell = |text: &str, to: usize| {
+        format!(
+            "{text}{}",
+            " ".repeat(to.saturating_sub(display_width(text)))
+        )
+    };
     let label = if lists {
         "context features"
     } else {
@@ -413,16 +433,18 @@ fn write_schema(stdout: &mut dyn Write, schema: &Schema, lists: bool) -> CmdResu
     if !schema.context.is_empty() {
         writeln!(
             stdout,
-            "  {:<width$}  {:<24}  {:>8}  values per record (min / mean / max)",
-            "name", "kind", "records"
+            "  {}  {}  {:>8}  values per record (min / mean / max)",
+            cell("name", width),
+            cell("kind", kinds),
+            "records"
         )?;
     }
     for (n, s) in &schema.context {
         writeln!(
             stdout,
-            "  {:<width$}  {:<24}  {:>8}  {} / {:.1} / {}",
-            quoted(n),
-            kinds_text(s),
+            "  {}  {}  {:>8}  {} / {:.1} / {}",
+            cell(&quoted(n), width),
+            cell(&kinds_text(s), kinds),
             s.values.n,
             s.values.min(),
             s.values.mean(),
@@ -434,16 +456,18 @@ fn write_schema(stdout: &mut dyn Write, schema: &Schema, lists: bool) -> CmdResu
         if !schema.lists.is_empty() {
             writeln!(
                 stdout,
-                "  {:<width$}  {:<24}  {:>8}  steps (min / mean / max)  values per step (min / mean / max)",
-                "name", "kind", "records"
+                "  {}  {}  {:>8}  steps (min / mean / max)  values per step (min / mean / max)",
+                cell("name", width),
+                cell("kind", kinds),
+                "records"
             )?;
         }
         for (n, (steps, s)) in &schema.lists {
             writeln!(
                 stdout,
-                "  {:<width$}  {:<24}  {:>8}  {} / {:.1} / {}  {} / {:.1} / {}",
-                quoted(n),
-                kinds_text(s),
+                "  {}  {}  {:>8}  {} / {:.1} / {}  {} / {:.1} / {}",
+                cell(&quoted(n), width),
+                cell(&kinds_text(s), kinds),
                 steps.n,
                 steps.min(),
                 steps.mean(),
@@ -455,6 +479,11 @@ fn write_schema(stdout: &mut dyn Write, schema: &Schema, lists: bool) -> CmdResu
         }
     }
     Ok(())
+}
+
+/// The columns `text` takes in a terminal.
+fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
 }
 
 impl FileReport {

@@ -12,6 +12,7 @@ mod cat;
 mod decode;
 mod dump;
 mod export;
+mod filter;
 mod gz;
 mod indexed;
 mod indexing;

@@ -270,6 +270,69 @@ pub(crate) struct Notes {
     /// Records that did not decode, and the first one.
     bad: u64,
     first_bad: Option<u64>,
+    /// Under a payload named with `--payload`: records that decode, but
+    /// with feature names that are not clean text; the first (record id,
+    /// name), and a payload that reads that record with clean names.
+    garbled: u64,
+    first_garbled: Option<(u64, Vec<u8>, Option<PayloadKind>)>,
+}
+
+/// The first feature name of `payload` that is not clean text (not UTF-8,
+/// or holding control characters): the mark of records decoded as the
+/// wrong payload, whose bytes happen to parse. `Err` when it does not
+/// decode.
+fn garbled_name(payload: &PayloadRef<'_>) -> Result<Option<Vec<u8>>, ()> {
+    let clean =
+        |name: &[u8]| std::str::from_utf8(name).is_ok_and(|s| !s.chars().any(char::is_control));
+    if let Some(features) = payload.features() {
+        for named in features.iter() {
+            let named = named.map_err(|_| ())?;
+            if !clean(named.name()) {
+                return Ok(Some(named.name().to_vec()));
+            }
+        }
+    }
+    if let Some(lists) = payload.feature_lists() {
+        for named in lists.iter() {
+            let named = named.map_err(|_| ())?;
+            if !clean(named.name()) {
+                return Ok(Some(named.name().to_vec()));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A name for a note: quoted, and cut to its first 32 bytes when longer
+/// (a garbled name can be a whole record).
+fn short_name(name: &[u8]) -> String {
+    const SHOWN: usize = 32;
+    match name.get(..SHOWN) {
+        Some(head) if name.len() > SHOWN => {
+            format!("{}... ({} bytes)", crate::names::quoted(head), name.len())
+        }
+        _ => crate::names::quoted(name),
+    }
+}
+
+/// A payload other than `kind` that reads `data` whole, with clean names
+/// (and at least one feature).
+fn reads_cleanly(kind: PayloadKind, data: &[u8], base: u64) -> Option<PayloadKind> {
+    [
+        PayloadKind::Example,
+        PayloadKind::SequenceExample,
+        PayloadKind::OfRecord,
+    ]
+    .into_iter()
+    .filter(|&k| k != kind)
+    .find(|&k| {
+        let Ok(p) = PayloadRef::parse(k, data, base) else {
+            return false;
+        };
+        let named = p.features().is_some_and(|f| f.iter().next().is_some())
+            || p.feature_lists().is_some_and(|l| l.iter().next().is_some());
+        named && garbled_name(&p) == Ok(None)
+    })
 }
 
 impl Notes {
@@ -281,15 +344,29 @@ impl Notes {
             first_unknown: None,
             bad: 0,
             first_bad: None,
+            garbled: 0,
+            first_garbled: None,
         }
     }
 
     /// A record that decoded as the chosen payload: looks at its top level.
     pub fn record(&mut self, id: u64, data: &[u8], base: u64) {
         self.records += 1;
-        if let Ok(Some(field)) = PayloadRef::new(self.chosen.kind, data, base).unknown_top_field() {
+        let payload = PayloadRef::new(self.chosen.kind, data, base);
+        if let Ok(Some(field)) = payload.unknown_top_field() {
             self.unknown += 1;
             self.first_unknown.get_or_insert((id, field));
+        }
+        // A named payload is not second-guessed by detection: but records
+        // that decode under it only with junk for names say it is wrong.
+        if self.chosen.forced && self.chosen.kind != PayloadKind::Raw {
+            if let Ok(Some(name)) = garbled_name(&payload) {
+                self.garbled += 1;
+                if self.first_garbled.is_none() {
+                    let other = reads_cleanly(self.chosen.kind, data, base);
+                    self.first_garbled = Some((id, name, other));
+                }
+            }
         }
     }
 
@@ -310,6 +387,19 @@ impl Notes {
     /// Nothing is said when the payload was named with `--payload`.
     pub fn finish(&self, name: &str, stderr: &mut dyn Write) {
         if self.chosen.forced {
+            if let Some((id, bad, Some(other))) = &self.first_garbled {
+                let _ = writeln!(
+                    stderr,
+                    "note: {name}: {} of {} records decode as {} only with feature names that are not text (first: record {id}, name {}), and they read cleanly as {}: is --payload {} right? (--payload {} reads them so)",
+                    self.garbled,
+                    self.records,
+                    self.chosen.kind.message(),
+                    short_name(bad),
+                    other.message(),
+                    self.chosen.kind.name(),
+                    other.name(),
+                );
+            }
             return;
         }
         let message = self.chosen.kind.message();

@@ -14,7 +14,6 @@ use crate::encode::{
 };
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
-use crate::io::{framing_hint, Compression};
 use crate::json::read::message_from_json;
 use crate::names::Auto;
 use crate::view::PayloadRef;
@@ -40,17 +39,6 @@ fn input_error(
     Failure::Data
 }
 
-fn compression_for(arg: Option<Compression>, output: &Path) -> Compression {
-    match arg {
-        Some(named @ (Compression::Gzip | Compression::Zlib | Compression::None)) => named,
-        Some(Compression::Auto) | None => match output.extension().and_then(|e| e.to_str()) {
-            Some("gz") | Some("gzip") => Compression::Gzip,
-            Some("zlib") | Some("zz") => Compression::Zlib,
-            _ => Compression::None,
-        },
-    }
-}
-
 /// `--gzip-blocks N`: block-compressed GZIP output.
 fn with_blocks(options: WriterOptions, blocks: Option<u64>) -> WriterOptions {
     match blocks {
@@ -59,25 +47,10 @@ fn with_blocks(options: WriterOptions, blocks: Option<u64>) -> WriterOptions {
     }
 }
 
-/// The framing a payload kind is written in by default: tf.Example and
-/// SequenceExample in TFRecord, OFRecord in OFRecord; raw in either.
-fn native_framing(payload: PayloadKind) -> Option<Framing> {
-    match payload {
-        PayloadKind::Example | PayloadKind::SequenceExample => Some(Framing::TfRecord),
-        PayloadKind::OfRecord => Some(Framing::OfRecord),
-        PayloadKind::Raw => None,
-    }
-}
-
-/// The framing `pack` and `convert` write to `output` (docs/FORMAT.md §9.3):
-/// the one named with `option` (`--framing`, `--out-framing`) when given,
-/// whatever the name says; else the one `output`'s name suggests
-/// ([`framing_hint`]); else `otherwise` (the input's, or the payload's).
-///
-/// A payload kind named explicitly (`--payload`, `--out-payload`) whose own
-/// framing (tf.Example and SequenceExample: TFRecord, OFRecord: OFRecord)
-/// contradicts the name is refused: only a named framing may disagree with
-/// the output's name.
+/// The framing `pack` and `convert` write to `output`
+/// ([`encode::output_framing`](crate::encode::output_framing), the rule
+/// Python's `Writer` follows too): a contradiction between a named payload
+/// and the name is a usage error telling to name `option`.
 fn output_framing(
     named: Option<Framing>,
     payload: Option<PayloadKind>,
@@ -85,22 +58,8 @@ fn output_framing(
     option: &str,
     otherwise: impl FnOnce() -> Framing,
 ) -> Result<Framing, Failure> {
-    if let Some(named) = named {
-        return Ok(named);
-    }
-    let Some(hinted) = framing_hint(output) else {
-        return Ok(otherwise());
-    };
-    match payload.and_then(|p| native_framing(p).map(|f| (p, f))) {
-        Some((p, own)) if own != hinted => Err(Failure::Usage(format!(
-            "{}: the name says {hinted} framing, but {} payloads belong in {own} frames; \
-             say {option} {hinted} to write them in {hinted} frames anyway, or name the \
-             output for {own}",
-            output.display(),
-            p.name()
-        ))),
-        _ => Ok(hinted),
-    }
+    crate::encode::output_framing(named, payload, output, otherwise)
+        .map_err(|c| Failure::Usage(c.message(option)))
 }
 
 /// The output of a writing command: a file replaced atomically, or stdout.
@@ -234,7 +193,7 @@ pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Writ
     };
     let options = with_blocks(
         WriterOptions::new(framing)
-            .with_compression(compression_for(compression, output))
+            .with_compression(crate::encode::output_compression(compression, output))
             .with_pad_to_page(pad_to_page),
         gzip_blocks,
     );
@@ -510,8 +469,10 @@ pub(super) fn convert(
     };
     conv.check().map_err(Failure::Usage)?;
     let options = with_blocks(
-        WriterOptions::new(framing)
-            .with_compression(compression_for(write.out_compression, output)),
+        WriterOptions::new(framing).with_compression(crate::encode::output_compression(
+            write.out_compression,
+            output,
+        )),
         write.gzip_blocks,
     );
     let mut out = Output::open(output, options, stdout)?;

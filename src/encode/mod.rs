@@ -27,6 +27,7 @@
 //! ```
 
 mod from_view;
+mod output;
 mod writer;
 
 pub use from_view::{
@@ -34,6 +35,7 @@ pub use from_view::{
     message_from_view, ofrecord_from_view, rewrite_features, sequence_example_from_view, Rewrite,
     ViewEncodeError,
 };
+pub use output::{native_framing, output_compression, output_framing, FramingConflict};
 pub use writer::{write_file_atomic, FinishTarget, RecordWriter, WriterOptions};
 
 use bytes::BufMut;

@@ -408,6 +408,10 @@ impl crate::batch::RecordSource for Dataset {
     fn file_of(&self, id: u64) -> Option<&str> {
         self.locate(id).map(|(k, _)| self.shards[k].name())
     }
+
+    fn owner(&self, id: u64) -> Option<&bytes::Bytes> {
+        self.locate(id).and_then(|(k, _)| self.shards[k].bytes())
+    }
 }
 
 /// Whether `name` matches `pattern`, where `star` matches any run and `one`

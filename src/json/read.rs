@@ -65,7 +65,17 @@ fn fields<'v, const N: usize>(
         let i = known
             .iter()
             .position(|(a, b)| k == a.as_bytes() || k == b.as_bytes())
-            .ok_or_else(|| err(path, format!("unknown field {}", quoted(k))))?;
+            .ok_or_else(|| {
+                let names: Vec<String> = known.iter().map(|(a, _)| format!("\"{a}\"")).collect();
+                let expected = match names.as_slice() {
+                    [one] => one.clone(),
+                    many => format!("one of {}", many.join(", ")),
+                };
+                err(
+                    path,
+                    format!("unknown field {}; expected {expected}", quoted(k)),
+                )
+            })?;
         if matches!(val, JsonValue::Null) {
             continue;
         }
@@ -285,8 +295,35 @@ fn features_message(v: &JsonValue, path: &str) -> Result<Features, JsonError> {
     }
 }
 
+/// The shape of a record of `kind` in JSON, for the error of a record
+/// whose top level is not it.
+fn expected_shape(kind: PayloadKind) -> &'static str {
+    match kind {
+        PayloadKind::Example => {
+            r#"a tf.Example is {"features": {"feature": {"NAME": {"int64_list": {"value": [...]}}}}}"#
+        }
+        PayloadKind::OfRecord => {
+            r#"an OFRecord is {"feature": {"NAME": {"int64_list": {"value": [...]}}}}"#
+        }
+        PayloadKind::SequenceExample => {
+            r#"a tf.SequenceExample is {"context": {"feature": {...}}, "feature_lists": {"feature_list": {"NAME": {"feature": [...]}}}}"#
+        }
+        PayloadKind::Raw => r#"a raw record is {"raw": "BASE64"}"#,
+    }
+}
+
 /// Converts a parsed JSON value into a message of `kind`.
 pub fn message_from_value(kind: PayloadKind, v: &JsonValue) -> Result<Message, JsonError> {
+    message_top(kind, v).map_err(|mut e| {
+        // An error at the top level says what the top level should be.
+        if e.path.is_empty() {
+            e.message = format!("{} ({})", e.message, expected_shape(kind));
+        }
+        e
+    })
+}
+
+fn message_top(kind: PayloadKind, v: &JsonValue) -> Result<Message, JsonError> {
     Ok(match kind {
         PayloadKind::Example => {
             let [features] = fields(v, "", [("features", "features")])?;

@@ -1,6 +1,6 @@
 //! `cat --skip N`, `--limit N` (over all the files, in order), `--with-id`
 //! (file and id before each line) and a `--features` name no record has
-//! (a note; an error with `--strict`).
+//! (a note; an error with `--strict`), by `cat` and `get` alike.
 
 use crate::support::cli::run;
 
@@ -56,5 +56,28 @@ fn a_feature_no_record_has_is_said_once() {
         "error[usage_error]: no record printed has a feature named \"nope\"\n"
     );
     let (code, _, err) = run(&["cat", "--features", "label", A]);
+    assert_eq!((code, err.as_str()), (0, ""));
+}
+
+#[test]
+fn get_says_a_feature_no_record_has_as_cat_does() {
+    // `get --features image_clas` (a typo) once printed `{"features":{}}`
+    // with exit 0 and no word, even with --strict.
+    let (code, out, err) = run(&["get", "--features", "label,labl", A, "0", "3"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 2);
+    assert_eq!(
+        err,
+        "note: no record printed has a feature named \"labl\"\n"
+    );
+    let (code, out, err) = run(&["get", "--strict", "--features", "labl", A, "1"]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "{\"features\":{}}\n");
+    assert_eq!(
+        err,
+        "error[usage_error]: no record printed has a feature named \"labl\"\n"
+    );
+    // A name a record printed has: nothing said.
+    let (code, _, err) = run(&["get", "--strict", "--features", "label", A, "2"]);
     assert_eq!((code, err.as_str()), (0, ""));
 }

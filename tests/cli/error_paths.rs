@@ -2,6 +2,8 @@
 //! (`error[kind]: …`), usage errors and inputs that cannot be opened exit 2,
 //! damaged data exits 1 (docs/FORMAT.md §8, §9.4).
 
+#![allow(clippy::unwrap_used)]
+
 use crate::support::cli::run;
 
 const SMALL: &str = "testdata/ref/small.tfrecord";
@@ -256,4 +258,105 @@ fn every_error_line_has_its_kind_and_every_exit_status_its_class() {
             );
         }
     }
+}
+
+#[test]
+fn pack_of_a_record_of_the_wrong_shape_says_the_shape_expected() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    let run_pack = |line: &str, out: &str| {
+        std::fs::write(&input, format!("{line}\n")).unwrap();
+        let out = dir.path().join(out);
+        let (code, _, err) = run(&["pack", input.to_str().unwrap(), out.to_str().unwrap()]);
+        assert_eq!(code, 1, "{err}");
+        assert!(!out.exists());
+        err
+    };
+    let err = run_pack(r#"{"a": 1}"#, "x.tfrecord");
+    assert!(
+        err.ends_with(
+            "line 1: unknown field \"a\"; expected \"features\" (a tf.Example is {\"features\": \
+             {\"feature\": {\"NAME\": {\"int64_list\": {\"value\": [...]}}}}})\n"
+        ),
+        "{err}"
+    );
+    let err = run_pack(r#"{"a": 1}"#, "x.ofrecord");
+    assert!(
+        err.contains("expected \"feature\" (an OFRecord is {\"feature\": {\"NAME\""),
+        "{err}"
+    );
+    // Deeper down, the fields that belong there.
+    let err = run_pack(r#"{"features": {"x": 1}}"#, "x.tfrecord");
+    assert!(
+        err.ends_with("line 1: features: unknown field \"x\"; expected \"feature\"\n"),
+        "{err}"
+    );
+}
+
+/// The kinds an error line or a Python `recordwire.Error` can carry: the
+/// library's `ErrorKind` names and the kinds the command line and the
+/// bindings give themselves, read from the source.
+fn kinds_in_source() -> std::collections::BTreeSet<String> {
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut scan = |path: &std::path::Path, before: &[&str]| {
+        let text = std::fs::read_to_string(path).unwrap();
+        for marker in before {
+            for (at, _) in text.match_indices(marker) {
+                let rest = &text[at + marker.len()..];
+                let Some(rest) = rest.trim_start().strip_prefix('"') else {
+                    continue;
+                };
+                let kind: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                    .collect();
+                if rest[kind.len()..].starts_with('"') && !kind.is_empty() {
+                    kinds.insert(kind);
+                }
+            }
+        }
+    };
+    scan(std::path::Path::new("src/error.rs"), &["} =>", ") =>"]);
+    for dir in ["src/cli", "python/src"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                scan(
+                    &path,
+                    &[
+                        "input_error(stderr,",
+                        "new_error(py,",
+                        "USAGE_ERROR: &str =",
+                    ],
+                );
+            }
+        }
+    }
+    kinds
+}
+
+#[test]
+fn the_readme_lists_every_error_kind() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let kinds = kinds_in_source();
+    for expected in [
+        "truncated_data",
+        "feature_error",
+        "usage_error",
+        "invalid_spec",
+        "invalid_json",
+    ] {
+        assert!(
+            kinds.contains(expected),
+            "the source scan missed {expected}: {kinds:?}"
+        );
+    }
+    let missing: Vec<_> = kinds
+        .iter()
+        .filter(|k| !readme.contains(&format!("| `{k}` |")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "README.md's table of error kinds lacks {missing:?}"
+    );
 }

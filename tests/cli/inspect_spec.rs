@@ -75,7 +75,7 @@ fn a_sequence_example_file_gives_context_and_sequence_features() {
     assert!(
         out.stderr
             .lines()
-            .any(|l| l.starts_with("note: empty_list: left out")),
+            .any(|l| l.starts_with("note: \"empty_list\": left out")),
         "{}",
         out.stderr
     );

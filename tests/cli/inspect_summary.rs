@@ -228,3 +228,48 @@ fn the_summary_of_the_real_files_adds_up() {
     let s = summary_adds_up(&all, &["--payload", "raw"]);
     assert_eq!(u(&s["files"]), files.len() as u64);
 }
+
+#[test]
+fn the_schema_table_stays_aligned_with_long_kind_lists_and_wide_names() {
+    // examples.tfrecord has features of four kinds at once, a name with an
+    // emoji (two columns) and one with control characters and DEL.
+    let (code, out, err) = crate::support::cli::run(&[
+        "inspect",
+        "testdata/ref/small.tfrecord",
+        "testdata/ref/examples.tfrecord",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("  name "))
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(rows.len() > 100, "{out}");
+    // Where the `records` column ends, in terminal columns: the same on
+    // every row (the header's `records` is right-aligned the same way).
+    let width = unicode_width::UnicodeWidthStr::width;
+    let ends: std::collections::BTreeSet<usize> = rows
+        .iter()
+        .map(|row| {
+            let head = row.find("  values per").or_else(|| {
+                // A data row: the records count is the last run of digits
+                // before the "min / mean / max" figures.
+                let stats = row.rfind(" / ")?;
+                let before = &row[..stats];
+                let stats_start = before.rfind("  ")?;
+                Some(stats_start)
+            });
+            width(&row[..head.expect("a row with figures")])
+        })
+        .collect();
+    assert_eq!(
+        ends.len(),
+        1,
+        "rows end their records column at {ends:?}:\n{}",
+        rows.join("\n")
+    );
+    assert!(
+        out.contains("\"\\u0000nul\\u001f\\u007f\""),
+        "DEL is escaped: {out}"
+    );
+}

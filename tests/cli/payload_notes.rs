@@ -325,3 +325,69 @@ fn raw_bytes_that_do_not_decode_are_noted() {
     assert_eq!(code, 1);
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn a_named_payload_that_decodes_only_into_junk_names_is_noted() {
+    // tf.Example records parse as OFRecord (field 1 is a map either way),
+    // but the names they give are the Example's entries, bytes and all.
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "e.tfrecord",
+        &[example_record(), example_record()],
+    );
+    let (code, out, err) = run(&["cat", "--payload", "ofrecord", &path]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("\\n\\u0005label"),
+        "the junk is printed as asked: {out}"
+    );
+    assert_eq!(
+        err,
+        format!(
+            "note: {path}: 2 of 2 records decode as OFRecord only with feature names that are not \
+             text (first: record 0, name \"\\n\\u0005label\\u0012\\u0007\\n\\u0005\\n\\u0003cat\"), and they \
+             read cleanly as tf.Example: is --payload ofrecord right? (--payload example reads them so)\n"
+        )
+    );
+    // `get` by id says the same of the records it read.
+    let (code, _, err) = run(&["get", "--payload", "ofrecord", &path, "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("1 of 1 records decode as OFRecord only with feature names that are not text (first: record 1"), "{err}");
+    // The right payload, named or detected: nothing to say.
+    for args in [
+        &["cat", "--payload", "example", &path][..],
+        &["cat", &path][..],
+    ] {
+        let (code, _, err) = run(args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+    }
+}
+
+#[test]
+fn no_junk_names_note_on_the_real_files_under_their_own_payload() {
+    let Some(files) = crate::support::cli::real_files() else {
+        return;
+    };
+    let mut noted = 0;
+    for f in &files {
+        let (_, out, _) = run(&["inspect", f]);
+        let payload = ["sequence_example", "ofrecord", "example"]
+            .into_iter()
+            .find(|p| {
+                out.lines()
+                    .any(|l| l.starts_with("format:") && l.contains(&format!("{p} payloads")))
+            });
+        let Some(payload) = payload else { continue };
+        let (_, _, err) = run(&["cat", "--payload", payload, f]);
+        assert!(!err.contains("not text"), "{f}: {err}");
+        noted += 1;
+        // The tfx mnist file read as OFRecord is the case the note is for.
+        if f.ends_with("mnist.tfrecord") {
+            let (code, _, err) = run(&["cat", "--payload", "ofrecord", f]);
+            assert_eq!(code, 0);
+            assert!(err.contains("1000 of 1000 records decode as OFRecord only with feature names that are not text"), "{err}");
+        }
+    }
+    assert!(noted >= 15, "only {noted} real files were read");
+}

@@ -16,6 +16,7 @@ mod batch_alloc;
 mod count_memory;
 mod float_text;
 mod no_alloc;
+mod owned_batch;
 mod payload_detect;
 mod prost_differential;
 mod reference_decoder;
