@@ -119,7 +119,10 @@
 //!   used in place from a memory map, the interchange formats, and datasets
 //!   ([`index::Dataset`]): shards of any kind (plain, GZIP/ZLIB through
 //!   checkpoint indexes) as one id space, with their orders, handing out
-//!   records that own their bytes ([`frame::OwnedRecord`]).
+//!   records that own their bytes ([`frame::OwnedRecord`]). Beside it,
+//!   `arrow` (feature `arrow`, part of `export`): the one mapping of a
+//!   decoded batch to an Arrow schema and record batch, used by `export`'s
+//!   Parquet and the Python package's `decode(to="arrow")`.
 //! - [`encode`]: owned messages, encoders that write exactly the bytes of
 //!   protobuf's `SerializeToString`, and record writers that never leave a
 //!   half-written file.
@@ -163,6 +166,8 @@
 // indexes. This repository's fuzz targets, benches and examples reach the
 // few pieces they drive through `__internals` (feature `internals`).
 mod arch;
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;

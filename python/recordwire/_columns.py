@@ -1,7 +1,9 @@
-"""The column types ``Dataset.decode`` returns, and their Arrow form.
+"""The column types ``Dataset.decode`` returns.
 
-Every buffer is the decoder's own memory handed to numpy without a copy;
-``to_arrow`` wraps the same buffers in pyarrow arrays, again without a copy.
+Every buffer is the decoder's own memory handed to numpy without a copy.
+The Arrow form (``to="arrow"``) is made in the native module by the crate's
+one Arrow mapping (``recordwire::arrow``, the same as ``recordwire export``'s
+Parquet) and handed to pyarrow through the Arrow C data interface.
 """
 
 from __future__ import annotations
@@ -133,75 +135,11 @@ def column(parts: Dict[str, Any]) -> Column:
 
 # ---- Arrow -------------------------------------------------------------
 
-_ARROW_TYPES = {
-    "int64": "int64",
-    "float32": "float32",
-    "int32": "int32",
-    "float64": "float64",
-    "int8": "int8",
-    "uint8": "uint8",
-}
 
-
-def _pa():
+def pyarrow_module() -> Any:
+    """pyarrow, or an ImportError that says how to get it."""
     try:
         import pyarrow as pa
     except ImportError as e:  # pragma: no cover - exercised without pyarrow
         raise ImportError("decode(to='arrow') needs pyarrow: pip install pyarrow") from e
     return pa
-
-
-def _flat_array(pa: Any, parts: Dict[str, Any]) -> Any:
-    """The values as one flat Arrow array (no copy of numeric or owned bytes data)."""
-    values = parts["values"]
-    if parts["dtype"] == "bytes":
-        if "offsets" in parts:
-            data, offsets = values, parts["offsets"]
-            return pa.Array.from_buffers(
-                pa.large_binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
-            )
-        # Borrowed values: memoryviews into the file; Arrow needs one data
-        # buffer, so these are gathered (the only copy on this path).
-        return pa.array([bytes(v) for v in values], type=pa.large_binary())
-    flat = values.reshape(-1)
-    t = getattr(pa, _ARROW_TYPES[parts["dtype"]])()
-    return pa.Array.from_buffers(t, len(flat), [None, pa.py_buffer(flat)])
-
-
-def _fixed_lists(pa: Any, flat: Any, dims: List[int]) -> Any:
-    """``flat`` nested into fixed-size lists of the inner ``dims`` (outermost first)."""
-    for d in reversed(dims):
-        flat = pa.FixedSizeListArray.from_arrays(flat, d)
-    return flat
-
-
-def _large_list(pa: Any, splits: np.ndarray, values: Any) -> Any:
-    return pa.LargeListArray.from_arrays(pa.Array.from_buffers(pa.int64(), len(splits), [None, pa.py_buffer(splits)]), values)
-
-
-def arrow_array(parts: Dict[str, Any]) -> Any:
-    """One column as an Arrow array with one entry per row.
-
-    Dense ``[rows, *shape]`` columns are nested fixed-size lists (plain
-    values for scalars), ragged ones large lists (of large lists over
-    frames); padded columns keep their padding (their lengths are dropped:
-    use the numpy form to read them).
-    """
-    pa = _pa()
-    flat = _flat_array(pa, parts)
-    layout = parts["layout"]
-    if layout == "ragged":
-        return _large_list(pa, parts["row_splits"], flat)
-    if layout == "ragged_frames":
-        frames = _large_list(pa, parts["frame_splits"], flat)
-        return _large_list(pa, parts["row_splits"], frames)
-    shape = list(parts["shape"])
-    return _fixed_lists(pa, flat, shape[1:])
-
-
-def record_batch(columns: Dict[str, Dict[str, Any]]) -> Any:
-    """A ``pyarrow.RecordBatch`` of the parts dicts, one column per feature."""
-    pa = _pa()
-    names = list(columns)
-    arrays = [arrow_array(columns[n]) for n in names]
-    return pa.RecordBatch.from_arrays(arrays, names=names)

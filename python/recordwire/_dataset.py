@@ -54,7 +54,7 @@ class _Methods:
         @overload
         def __getitem__(self, i: slice) -> List[Dict[str, Any]]: ...
         def __getitem__(self, i: Union[int, slice]) -> Any: ...
-        def _decode(self, ids: Any, spec: Any, *, threads: int = 1) -> Any: ...
+        def _decode(self, ids: Any, spec: Any, *, threads: int = 1, arrow: bool = False) -> Any: ...
         def _order(self, mode: str = "shuffle", **kwargs: Any) -> Order: ...
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
@@ -87,17 +87,26 @@ class _Methods:
         asks, with bytes values as ``Bytes(data, offsets)`` or, when the spec
         borrows, a list of ``memoryview``s into the file. A SequenceExample
         spec's sequence columns are under the key ``"sequence"`` (a dict).
-        ``to="arrow"`` gives a ``pyarrow.RecordBatch`` over the same buffers
-        (no copy), one column per (context) feature.
+        ``to="arrow"`` gives a ``pyarrow.RecordBatch`` (the decoder's
+        buffers, handed over through the Arrow C data interface without a
+        copy), one column per feature, sequence features after the context
+        ones (``sequence.NAME`` where a context feature has the name too),
+        typed as ``recordwire export`` types its Parquet columns:
+        fixed_len as the value or nested ``fixed_size_list``s,
+        var_len as ``large_list``, fixed_len_sequence as a ``large_list`` of
+        each record's elements (unpadded: the list lengths are the numpy
+        form's lengths), a sequence's var_len as ``large_list`` of
+        ``large_list``, bytes as ``large_binary``, OFRecord raw features that
+        may hold fewer values as a ``large_list`` of the values held; never
+        null.
         """
         if to not in ("numpy", "arrow"):
             raise ValueError(f"to: 'numpy' or 'arrow', not {to!r}")
         ids = np.ascontiguousarray(ids, dtype=np.int64)
-        rows, context, sequence = self._decode(ids, as_spec(spec), threads=threads)
         if to == "arrow":
-            if sequence:
-                raise ValueError("to='arrow' takes the context features only: decode the sequence to numpy")
-            return _columns.record_batch(context)
+            pa = _columns.pyarrow_module()
+            return pa.record_batch(self._decode(ids, as_spec(spec), threads=threads, arrow=True))
+        rows, context, sequence = self._decode(ids, as_spec(spec), threads=threads)
         out: Dict[str, Any] = {name: _columns.column(p) for name, p in context.items()}
         if sequence:
             out["sequence"] = {name: _columns.column(p) for name, p in sequence.items()}

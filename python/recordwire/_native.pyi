@@ -20,6 +20,7 @@ __all__ = [
     "Order",
     "Writer",
     "FileBytes",
+    "ArrowBatch",
     "_panic_for_test",
     "_io_error_for_test",
     "__version__",
@@ -135,6 +136,17 @@ class FileBytes:
     def __array_interface__(self) -> Dict[str, Any]: ...
     def __len__(self) -> int: ...
 
+@final
+class ArrowBatch:
+    """A decoded batch in Arrow form (``Dataset._decode(..., arrow=True)``):
+    ``pyarrow.record_batch(obj)`` takes it through the Arrow PyCapsule
+    interface, without copying the buffers."""
+
+    @property
+    def num_rows(self) -> int: ...
+    def __arrow_c_schema__(self) -> Any: ...
+    def __arrow_c_array__(self, requested_schema: Optional[Any] = None) -> Tuple[Any, Any]: ...
+
 # What a bytes value is: a read-only memoryview into the mapped file.
 _ColumnParts = Dict[str, Any]
 
@@ -168,13 +180,24 @@ class Dataset:
     def block_compressed(self) -> List[bool]: ...
     def raw(self, i: int) -> memoryview: ...
     def get_many(self, ids: _Ids, *, raw: bool = False) -> List[Any]: ...
+    @overload
     def _decode(
         self,
         ids: _Ids,
         spec: Union[Spec, str, Dict[str, Any]],
         *,
         threads: int = 1,
+        arrow: Literal[False] = False,
     ) -> Tuple[int, Dict[str, _ColumnParts], Dict[str, _ColumnParts]]: ...
+    @overload
+    def _decode(
+        self,
+        ids: _Ids,
+        spec: Union[Spec, str, Dict[str, Any]],
+        *,
+        threads: int = 1,
+        arrow: Literal[True],
+    ) -> ArrowBatch: ...
     def _order(
         self,
         mode: _Mode = "shuffle",

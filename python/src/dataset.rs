@@ -307,15 +307,17 @@ impl Dataset {
     /// Decodes records `ids` (in that order) by `spec` (a `Spec`, its JSON
     /// text, or that JSON parsed into a dict) on `threads` threads, with the
     /// GIL released: `(rows, context columns, sequence columns)`, each
-    /// column a dict of its parts (see `recordwire/_columns.py`).
-    #[pyo3(signature = (ids, spec, *, threads=1))]
+    /// column a dict of its parts (see `recordwire/_columns.py`); with
+    /// `arrow`, an `ArrowBatch` (the crate's Arrow mapping, see `arrow.rs`).
+    #[pyo3(signature = (ids, spec, *, threads=1, arrow=false))]
     fn _decode<'py>(
         &self,
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
         spec: &Bound<'py, PyAny>,
         threads: usize,
-    ) -> PyResult<Bound<'py, PyTuple>> {
+        arrow: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
         guard(|| {
             let spec = spec_of(spec)?;
             let ids = self.ids(ids)?;
@@ -348,26 +350,37 @@ impl Dataset {
                     decoder.decode(&records, spec_ref, &mut batch)
                 }
             });
-            // The columns go to numpy only when the decode succeeded; a
-            // borrowing column's values are slices of their record's buffer.
-            let rows = crate::columns::RowBuffers::new(if dataset.all_in_memory() {
-                ids.iter()
-                    .map(|&id| RecordBuffer::new(self.views.of_record(dataset, id), None))
-                    .collect()
-            } else {
-                owned
-                    .iter()
-                    .map(|r| RecordBuffer::new(self.views.of_record(dataset, r.id), Some(&r.data)))
-                    .collect()
-            });
+            // The columns go to numpy (or Arrow) only when the decode
+            // succeeded; a borrowing column's numpy values are slices of
+            // their record's buffer (Arrow gathers them into one buffer).
             let columns = match decoded {
-                Ok(()) => crate::columns::to_py(py, &mut batch, &rows),
+                Ok(()) if arrow => crate::arrow::ArrowBatch::take(spec_ref, &mut batch)
+                    .and_then(|b| Ok(Bound::new(py, b)?.into_any())),
+                Ok(()) => {
+                    let rows = crate::columns::RowBuffers::new(if dataset.all_in_memory() {
+                        ids.iter()
+                            .map(|&id| RecordBuffer::new(self.views.of_record(dataset, id), None))
+                            .collect()
+                    } else {
+                        owned
+                            .iter()
+                            .map(|r| {
+                                RecordBuffer::new(
+                                    self.views.of_record(dataset, r.id),
+                                    Some(&r.data),
+                                )
+                            })
+                            .collect()
+                    });
+                    crate::columns::to_py(py, &mut batch, &rows)
+                        .and_then(|c| Ok(decoded_tuple(py, c)?.into_any()))
+                }
                 Err(e) => Err(to_py(&e)),
             };
             if let Ok(mut s) = self.spare.try_lock() {
                 *s = batch.recycle();
             }
-            decoded_tuple(py, columns?)
+            columns
         })
     }
 

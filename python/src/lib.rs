@@ -1,5 +1,5 @@
 //! The native module `recordwire._native` of the `recordwire` Python package:
-//! `Dataset`, `Spec`, `Order`, `Writer` and the
+//! `Dataset`, `Spec`, `Order`, `Writer`, `ArrowBatch` and the
 //! `recordwire.Error` exceptions (with the I/O ones that are also
 //! `OSError`s) over the `recordwire` crate.
 //!
@@ -9,6 +9,7 @@
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod buffers;
 mod columns;
 mod dataset;
@@ -50,6 +51,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<order::Order>()?;
     m.add_class::<writer::Writer>()?;
     m.add_class::<buffers::FileBytes>()?;
+    m.add_class::<arrow::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_io_error_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -510,6 +510,33 @@ impl Spec {
     pub fn find(&self, name: &str) -> Option<usize> {
         self.table.find(&self.features, name.as_bytes())
     }
+
+    /// The names of the columns of one row per record (`export`, the Arrow
+    /// form): the features' names, then the sequence features', each
+    /// `sequence.NAME` where a context feature has the name too. An error
+    /// when two columns would still have the same name (a context feature
+    /// `sequence.x` beside a sequence feature `x` that the context has too).
+    pub fn column_names(&self) -> Result<Vec<String>, SpecError> {
+        let features = self.features.iter().map(|f| f.name.clone());
+        let sequence = self.sequence.iter().map(|f| match self.find(&f.name) {
+            Some(_) => format!("sequence.{}", f.name),
+            None => f.name.clone(),
+        });
+        let names: Vec<String> = features.chain(sequence).collect();
+        let mut seen = std::collections::HashSet::new();
+        for n in &names {
+            if !seen.insert(n.as_str()) {
+                return Err(spec_error(
+                    "sequence",
+                    format!(
+                        "two columns would be named {}: rename a feature of the spec",
+                        crate::names::quoted(n.as_bytes())
+                    ),
+                ));
+            }
+        }
+        Ok(names)
+    }
 }
 
 fn check_features(

@@ -100,28 +100,17 @@ impl Plan {
         self.dims.iter().product()
     }
 
-    /// The columns of `spec`, features then sequence features; an error
-    /// when two would have the same name.
+    /// The columns of `spec`, features then sequence features, named by
+    /// [`Spec::column_names`] (an error when two would have the same name).
     pub fn all(spec: &Spec) -> Result<Vec<Plan>, String> {
+        let names = spec.column_names().map_err(|e| e.to_string())?;
         let features = spec.features().iter().map(|f| Plan::new(f, false));
-        let sequence = spec.sequence().iter().map(|f| {
-            let mut p = Plan::new(f, true);
-            if spec.find(&f.name).is_some() {
-                p.column = format!("sequence.{}", f.name);
-            }
-            p
-        });
-        let plans: Vec<Plan> = features.chain(sequence).collect();
-        let mut seen = std::collections::HashSet::new();
-        for p in &plans {
-            if !seen.insert(p.column.as_str()) {
-                return Err(format!(
-                    "two columns would be named {}: rename a feature of the spec",
-                    crate::names::quoted(p.column.as_bytes())
-                ));
-            }
-        }
-        Ok(plans)
+        let sequence = spec.sequence().iter().map(|f| Plan::new(f, true));
+        Ok(features
+            .chain(sequence)
+            .zip(names)
+            .map(|(p, column)| Plan { column, ..p })
+            .collect())
     }
 }
 
@@ -165,8 +154,9 @@ pub(super) fn bytes_runs<'c>(
 
 /// A writer of the columns, batch by batch.
 trait Sink {
-    /// Writes the rows of one batch.
-    fn write_batch(&mut self, batch: &Batch<'_>) -> Result<(), Error>;
+    /// Writes the rows of one batch (the Parquet sink takes its columns, so
+    /// that their buffers become Arrow's without a copy).
+    fn write_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Error>;
     /// Finishes the output under its temporary name; returns the bytes written.
     fn finish(self: Box<Self>, rows: u64) -> Result<u64, Error>;
 }
@@ -352,7 +342,7 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
                     .map_err(|e| out_failure(Error::io(e).with_file(temp.display().to_string())))?;
                 guard.kept = false;
                 Box::new(
-                    parquet::ParquetOut::create(file, &temp, &spec, &plans, o.batch_size)
+                    parquet::ParquetOut::create(file, &temp, &spec, o.batch_size)
                         .map_err(out_failure)?,
                 )
             }
@@ -382,8 +372,8 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
             report(stderr, &e);
             return Err(Failure::Data);
         }
-        sink.write_batch(&batch).map_err(out_failure)?;
         rows += batch.rows() as u64;
+        sink.write_batch(&mut batch).map_err(out_failure)?;
         spare = batch.recycle();
     }
     let bytes = sink.finish(rows).map_err(out_failure)?;

@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["frame"],
     &["view", "io", "order"],
     &["batch"],
-    &["index"],
+    &["index", "arrow"],
     &["encode"],
     &["json"],
     &["dump"],

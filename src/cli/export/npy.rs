@@ -396,7 +396,7 @@ impl NpyOut {
 }
 
 impl Sink for NpyOut {
-    fn write_batch(&mut self, batch: &Batch<'_>) -> Result<(), Error> {
+    fn write_batch(&mut self, batch: &mut Batch<'_>) -> Result<(), Error> {
         let cols = batch.columns().iter().chain(batch.sequence());
         for (c, col) in self.columns.iter_mut().zip(cols) {
             c.write(col, batch.rows())?;

@@ -1,0 +1,504 @@
+//! Every form of the mapping: the schema, and each row's value read back
+//! from the Arrow arrays, against a naive reading of the batch's columns
+//! (row by row through the accessors, dropping padding by the lengths).
+
+#![allow(clippy::unwrap_used)]
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, Int8Type, UInt8Type};
+use arrow_array::Array;
+use arrow_schema::DataType as T;
+
+use super::*;
+use crate::batch::decode;
+use crate::encode::{
+    Example, Feature, FeatureList, FeatureLists, Features, OfRecord, SequenceExample,
+};
+
+/// One record's value: scalars and lists of them.
+#[derive(Debug, Clone, PartialEq)]
+enum V {
+    I(i64),
+    /// A float's bits (NaN compares).
+    F(u64),
+    B(Vec<u8>),
+    L(Vec<V>),
+}
+
+fn arrow_value(a: &dyn Array, i: usize) -> V {
+    match a.data_type() {
+        T::Int64 => V::I(a.as_primitive::<Int64Type>().value(i)),
+        T::Int32 => V::I(a.as_primitive::<Int32Type>().value(i).into()),
+        T::Int8 => V::I(a.as_primitive::<Int8Type>().value(i).into()),
+        T::UInt8 => V::I(a.as_primitive::<UInt8Type>().value(i).into()),
+        T::Float32 => V::F(f64::from(a.as_primitive::<Float32Type>().value(i)).to_bits()),
+        T::Float64 => V::F(a.as_primitive::<Float64Type>().value(i).to_bits()),
+        T::LargeBinary => V::B(a.as_binary::<i64>().value(i).to_vec()),
+        T::FixedSizeList(..) => {
+            let l = a.as_fixed_size_list().value(i);
+            V::L((0..l.len()).map(|k| arrow_value(&l, k)).collect())
+        }
+        T::LargeList(_) => {
+            let l = a.as_list::<i64>().value(i);
+            V::L((0..l.len()).map(|k| arrow_value(&l, k)).collect())
+        }
+        t => panic!("unexpected type {t}"),
+    }
+}
+
+fn scalar(col: &Column<'_>, slot: usize) -> V {
+    match col.dtype() {
+        DType::Int64 => V::I(col.values::<i64>().unwrap()[slot]),
+        DType::Int32 => V::I(col.values::<i32>().unwrap()[slot].into()),
+        DType::Int8 => V::I(col.values::<i8>().unwrap()[slot].into()),
+        DType::UInt8 => V::I(col.values::<u8>().unwrap()[slot].into()),
+        DType::Float32 => V::F(f64::from(col.values::<f32>().unwrap()[slot]).to_bits()),
+        DType::Float64 => V::F(col.values::<f64>().unwrap()[slot].to_bits()),
+        DType::Bytes => V::B(col.bytes_value(slot).unwrap().to_vec()),
+    }
+}
+
+fn element(col: &Column<'_>, dims: &[usize], slot: usize) -> V {
+    match dims {
+        [] => scalar(col, slot),
+        [d, rest @ ..] => {
+            let size: usize = rest.iter().product();
+            V::L(
+                (0..*d)
+                    .map(|k| element(col, rest, slot + k * size))
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// Row `r` of a column, read naively: what the mapping should give.
+fn naive_row(f: &FeatureSpec, sequence: bool, col: &Column<'_>, r: usize) -> V {
+    let dims = f.form.shape().unwrap_or_default();
+    let elems: usize = dims.iter().product();
+    match (&f.form, sequence) {
+        (Form::FixedLen { .. }, _) => element(col, dims, r * elems),
+        (
+            Form::OfRecordRaw {
+                dim1_varying_length,
+                auto_zero_padding,
+                ..
+            },
+            _,
+        ) => {
+            if *dim1_varying_length || *auto_zero_padding {
+                let n = col.lengths().unwrap()[r] as usize;
+                V::L((0..n).map(|k| scalar(col, r * elems + k)).collect())
+            } else {
+                element(col, dims, r * elems)
+            }
+        }
+        (Form::FixedLenSequence { .. }, _) => {
+            let row_slots = col.shape()[1] * elems;
+            let n = col.lengths().unwrap()[r] as usize;
+            V::L(
+                (0..n)
+                    .map(|k| element(col, dims, r * row_slots + k * elems))
+                    .collect(),
+            )
+        }
+        (Form::VarLen, false) => {
+            let s = col.row_splits().unwrap();
+            V::L((s[r]..s[r + 1]).map(|k| scalar(col, k as usize)).collect())
+        }
+        (Form::VarLen, true) => {
+            let rows = col.row_splits().unwrap();
+            let frames = col.frame_splits().unwrap();
+            V::L(
+                (rows[r]..rows[r + 1])
+                    .map(|fr| {
+                        let fr = fr as usize;
+                        V::L(
+                            (frames[fr]..frames[fr + 1])
+                                .map(|k| scalar(col, k as usize))
+                                .collect(),
+                        )
+                    })
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// Decodes `records` with `spec`, maps the batch, and checks the schema
+/// against [`schema`] and every value against [`naive_row`]; returns the
+/// record batch.
+fn check(spec: &Spec, records: &[Vec<u8>]) -> RecordBatch {
+    let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let mut batch = Batch::new();
+    decode(&payloads, spec, &mut batch).unwrap();
+    let reference = batch.clone();
+    let rb = record_batch(spec, &mut batch).unwrap();
+    assert_eq!(rb.schema(), schema(spec).unwrap());
+    assert_eq!(rb.num_rows(), records.len());
+    let names = column_names(spec).unwrap();
+    let features = spec.features().iter().map(|f| (f, false));
+    let sequence = spec.sequence().iter().map(|f| (f, true));
+    let cols = reference.columns().iter().chain(reference.sequence());
+    for ((name, (f, seq)), col) in names.iter().zip(features.chain(sequence)).zip(cols) {
+        let field = rb.schema().field_with_name(name).unwrap().clone();
+        assert!(!field.is_nullable(), "{field:?}");
+        assert_eq!(field.data_type(), &data_type(f, seq).unwrap());
+        let array = rb.column_by_name(name).unwrap();
+        assert_eq!(array.null_count(), 0);
+        for r in 0..records.len() {
+            assert_eq!(
+                arrow_value(array.as_ref(), r),
+                naive_row(f, seq, col, r),
+                "column {name}, row {r}"
+            );
+        }
+    }
+    rb
+}
+
+fn ty(rb: &RecordBatch, name: &str) -> T {
+    rb.schema()
+        .field_with_name(name)
+        .unwrap()
+        .data_type()
+        .clone()
+}
+
+fn list(t: T) -> T {
+    T::LargeList(item(t))
+}
+
+fn fixed(t: T, n: i32) -> T {
+    T::FixedSizeList(item(t), n)
+}
+
+const EXAMPLE_SPEC: &str = r#"{
+  "payload": "example",
+  "features": {
+    "label": {"form": "fixed_len", "dtype": "int64", "shape": []},
+    "pos": {"form": "fixed_len", "dtype": "float32", "shape": [2, 3]},
+    "none": {"form": "fixed_len", "dtype": "int64", "shape": [0], "default": []},
+    "image": {"form": "fixed_len", "dtype": "bytes", "shape": []},
+    "image_ref": {"form": "fixed_len", "dtype": "bytes", "shape": [], "borrow": true},
+    "tokens": {"form": "var_len", "dtype": "int64"},
+    "words": {"form": "var_len", "dtype": "bytes", "sparse": true},
+    "words_ref": {"form": "var_len", "dtype": "bytes", "borrow": true},
+    "boxes": {"form": "fixed_len_sequence", "dtype": "float32", "shape": [2], "allow_missing": true, "default": -1.0},
+    "tags": {"form": "fixed_len_sequence", "dtype": "bytes", "shape": [], "allow_missing": true},
+    "tags_ref": {"form": "fixed_len_sequence", "dtype": "bytes", "shape": [], "allow_missing": true, "borrow": true}
+  }
+}"#;
+
+fn example(i: usize) -> Vec<u8> {
+    let n = i as i64;
+    let words: Vec<Vec<u8>> = (0..i % 3).map(|k| vec![b'a' + k as u8; k + i]).collect();
+    let tags: Vec<Vec<u8>> = (0..i % 4)
+        .map(|k| format!("t{k}.{i}").into_bytes())
+        .collect();
+    let mut f: Vec<(String, Feature)> = vec![
+        ("label".into(), Feature::Int64(vec![n - 2])),
+        (
+            "pos".into(),
+            Feature::Float((0..6).map(|k| n as f32 + k as f32 / 8.0).collect()),
+        ),
+        (
+            "image".into(),
+            Feature::Bytes(vec![format!("img-{i}").into_bytes()]),
+        ),
+        ("image_ref".into(), Feature::Bytes(vec![vec![i as u8; i]])),
+        ("tokens".into(), Feature::Int64((0..n % 4).collect())),
+        ("words".into(), Feature::Bytes(words.clone())),
+        ("words_ref".into(), Feature::Bytes(words)),
+        ("tags".into(), Feature::Bytes(tags.clone())),
+        ("tags_ref".into(), Feature::Bytes(tags)),
+    ];
+    if i % 3 != 1 {
+        f.push((
+            "boxes".into(),
+            Feature::Float((0..2 * (i % 4)).map(|k| k as f32 - n as f32).collect()),
+        ));
+    }
+    Example::with_features(f.into_iter().collect())
+        .to_bytes()
+        .unwrap()
+}
+
+#[test]
+fn every_example_form() {
+    let spec = Spec::from_json(EXAMPLE_SPEC.as_bytes()).unwrap();
+    let records: Vec<Vec<u8>> = (0..7).map(example).collect();
+    let rb = check(&spec, &records);
+    assert_eq!(ty(&rb, "label"), T::Int64);
+    assert_eq!(ty(&rb, "pos"), fixed(fixed(T::Float32, 3), 2));
+    assert_eq!(ty(&rb, "none"), fixed(T::Int64, 0));
+    assert_eq!(ty(&rb, "image"), T::LargeBinary);
+    assert_eq!(ty(&rb, "image_ref"), T::LargeBinary);
+    assert_eq!(ty(&rb, "tokens"), list(T::Int64));
+    assert_eq!(ty(&rb, "words"), list(T::LargeBinary));
+    assert_eq!(ty(&rb, "words_ref"), list(T::LargeBinary));
+    assert_eq!(ty(&rb, "boxes"), list(fixed(T::Float32, 2)));
+    assert_eq!(ty(&rb, "tags"), list(T::LargeBinary));
+    // Unpadded: a record's elements are its own (the batch pads with -1).
+    let boxes = rb.column_by_name("boxes").unwrap();
+    assert_eq!(arrow_value(boxes.as_ref(), 1), V::L(vec![]));
+    let f = |x: f32| V::F(f64::from(x).to_bits());
+    assert_eq!(
+        arrow_value(boxes.as_ref(), 2),
+        V::L(vec![
+            V::L(vec![f(-2.0), f(-1.0)]),
+            V::L(vec![f(0.0), f(1.0)])
+        ])
+    );
+    let tags = rb.column_by_name("tags_ref").unwrap();
+    assert_eq!(
+        arrow_value(tags.as_ref(), 2),
+        V::L(vec![V::B(b"t0.2".to_vec()), V::B(b"t1.2".to_vec())])
+    );
+    let none = rb.column_by_name("none").unwrap();
+    assert_eq!(none.len(), 7);
+}
+
+#[test]
+fn numeric_and_owned_bytes_buffers_are_taken_without_a_copy() {
+    let spec = Spec::from_json(EXAMPLE_SPEC.as_bytes()).unwrap();
+    let records: Vec<Vec<u8>> = (0..5).map(example).collect();
+    let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let mut batch = Batch::new();
+    decode(&payloads, &spec, &mut batch).unwrap();
+    let label = batch.column("label").unwrap().raw_values().as_ptr();
+    let image = batch.column("image").unwrap().raw_values().as_ptr();
+    let splits = batch
+        .column("tokens")
+        .unwrap()
+        .row_splits()
+        .unwrap()
+        .as_ptr();
+    let rb = record_batch(&spec, &mut batch).unwrap();
+    let label_arrow = rb.column_by_name("label").unwrap().to_data();
+    assert_eq!(label_arrow.buffers()[0].as_ptr(), label);
+    assert_eq!(label as usize % 64, 0);
+    let image_arrow = rb.column_by_name("image").unwrap().to_data();
+    assert_eq!(image_arrow.buffers()[1].as_ptr(), image);
+    let tokens = rb.column_by_name("tokens").unwrap().to_data();
+    assert_eq!(tokens.buffers()[0].as_ptr().cast::<i64>(), splits);
+    // The batch is emptied (its columns taken) and decodes again.
+    assert_eq!(batch.rows(), 0);
+    decode(&payloads, &spec, &mut batch).unwrap();
+    assert_eq!(batch.rows(), 5);
+}
+
+const SEQUENCE_SPEC: &str = r#"{
+  "payload": "sequence_example",
+  "features": {
+    "id": {"form": "fixed_len", "dtype": "int64", "shape": []},
+    "name": {"form": "var_len", "dtype": "bytes"}
+  },
+  "sequence": {
+    "frames": {"form": "fixed_len_sequence", "dtype": "float32", "shape": [3], "allow_missing": true},
+    "labels": {"form": "fixed_len_sequence", "dtype": "bytes", "shape": [], "allow_missing": true},
+    "notes": {"form": "var_len", "dtype": "int64", "sparse": true},
+    "words": {"form": "var_len", "dtype": "bytes", "borrow": true},
+    "id": {"form": "var_len", "dtype": "int64"}
+  }
+}"#;
+
+fn sequence_example(i: usize) -> Vec<u8> {
+    let n = i as i64;
+    let context: Features = [
+        ("id", Feature::Int64(vec![1000 + n])),
+        (
+            "name",
+            Feature::Bytes(vec![format!("clip-{i}").into_bytes(); i % 3]),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let fl = |frames: Vec<Feature>| FeatureList { features: frames };
+    let mut lists: Vec<(&str, FeatureList)> = vec![
+        (
+            "notes",
+            fl((0..i % 4)
+                .map(|f| Feature::Int64((0..(f + i) % 3).map(|k| k as i64 + n).collect()))
+                .collect()),
+        ),
+        (
+            "words",
+            fl((0..i % 3)
+                .map(|f| Feature::Bytes(vec![format!("w{f}").into_bytes(); (f + i) % 3]))
+                .collect()),
+        ),
+        (
+            "labels",
+            fl((0..i % 3)
+                .map(|f| Feature::Bytes(vec![format!("l{f}").into_bytes()]))
+                .collect()),
+        ),
+        ("id", fl(vec![Feature::Int64(vec![n, -n])])),
+    ];
+    if i % 4 != 1 {
+        lists.push((
+            "frames",
+            fl((0..i % 5)
+                .map(|f| Feature::Float((0..3).map(|k| (f * 3 + k) as f32 + n as f32).collect()))
+                .collect()),
+        ));
+    }
+    SequenceExample {
+        context: Some(context),
+        feature_lists: Some(lists.into_iter().collect::<FeatureLists>()),
+    }
+    .to_bytes()
+    .unwrap()
+}
+
+#[test]
+fn every_sequence_form_with_sequence_names() {
+    let spec = Spec::from_json(SEQUENCE_SPEC.as_bytes()).unwrap();
+    let records: Vec<Vec<u8>> = (0..9).map(sequence_example).collect();
+    let rb = check(&spec, &records);
+    let names: Vec<String> = rb
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "id",
+            "name",
+            "frames",
+            "labels",
+            "notes",
+            "words",
+            "sequence.id"
+        ]
+    );
+    assert_eq!(ty(&rb, "frames"), list(fixed(T::Float32, 3)));
+    assert_eq!(ty(&rb, "labels"), list(T::LargeBinary));
+    assert_eq!(ty(&rb, "notes"), list(list(T::Int64)));
+    assert_eq!(ty(&rb, "words"), list(list(T::LargeBinary)));
+    assert_eq!(ty(&rb, "sequence.id"), list(list(T::Int64)));
+    let seq_id = rb.column_by_name("sequence.id").unwrap();
+    assert_eq!(
+        arrow_value(seq_id.as_ref(), 7),
+        V::L(vec![V::L(vec![V::I(7), V::I(-7)])])
+    );
+    // Frames unpadded: record 4 has 4 frames, record 5 (missing) none.
+    let frames = rb.column_by_name("frames").unwrap();
+    assert!(matches!(arrow_value(frames.as_ref(), 4), V::L(l) if l.len() == 4));
+    assert_eq!(arrow_value(frames.as_ref(), 5), V::L(vec![]));
+}
+
+const OFRECORD_SPEC: &str = r#"{
+  "payload": "ofrecord",
+  "features": {
+    "img": {"form": "ofrecord_raw", "dtype": "float32", "shape": [2, 2]},
+    "ids": {"form": "ofrecord_raw", "dtype": "int32", "shape": [4], "auto_zero_padding": true},
+    "chars": {"form": "ofrecord_raw", "dtype": "int8", "shape": [5], "dim1_varying_length": true},
+    "bytes": {"form": "ofrecord_raw", "dtype": "uint8", "shape": [3]},
+    "score": {"form": "fixed_len", "dtype": "float64", "shape": []},
+    "more": {"form": "var_len", "dtype": "int32"}
+  }
+}"#;
+
+fn ofrecord(i: usize) -> Vec<u8> {
+    let features: Features = [
+        (
+            "img",
+            Feature::Float((0..4).map(|k| (k + i) as f32).collect()),
+        ),
+        ("ids", Feature::Int64((0..(i % 5) as i64).collect())),
+        ("chars", Feature::Bytes(vec![b"abcdefg"[..i % 6].to_vec()])),
+        ("bytes", Feature::Int32(vec![i as i32, 255, 7])),
+        ("score", Feature::Double(vec![i as f64 / 3.0])),
+        ("more", Feature::Int32((0..(i % 3) as i32).collect())),
+    ]
+    .into_iter()
+    .collect();
+    OfRecord::with_features(features).to_bytes().unwrap()
+}
+
+#[test]
+fn every_ofrecord_form_keeps_the_lengths() {
+    let spec = Spec::from_json(OFRECORD_SPEC.as_bytes()).unwrap();
+    let records: Vec<Vec<u8>> = (0..6).map(ofrecord).collect();
+    let rb = check(&spec, &records);
+    assert_eq!(ty(&rb, "img"), fixed(fixed(T::Float32, 2), 2));
+    assert_eq!(ty(&rb, "ids"), list(T::Int32));
+    assert_eq!(ty(&rb, "chars"), list(T::Int8));
+    assert_eq!(ty(&rb, "bytes"), fixed(T::UInt8, 3));
+    assert_eq!(ty(&rb, "score"), T::Float64);
+    assert_eq!(ty(&rb, "more"), list(T::Int32));
+    // Raw values that may be fewer: what the record held, not the zeros.
+    let ids = rb.column_by_name("ids").unwrap();
+    assert_eq!(arrow_value(ids.as_ref(), 2), V::L(vec![V::I(0), V::I(1)]));
+    assert_eq!(arrow_value(ids.as_ref(), 0), V::L(vec![]));
+    let chars = rb.column_by_name("chars").unwrap();
+    assert_eq!(
+        arrow_value(chars.as_ref(), 3),
+        V::L(vec![V::I(97), V::I(98), V::I(99)])
+    );
+}
+
+#[test]
+fn an_empty_batch_maps_to_empty_arrays() {
+    for (text, _) in [(EXAMPLE_SPEC, 0), (SEQUENCE_SPEC, 0), (OFRECORD_SPEC, 0)] {
+        let spec = Spec::from_json(text.as_bytes()).unwrap();
+        let rb = check(&spec, &[]);
+        assert_eq!(rb.num_rows(), 0);
+        assert_eq!(rb.num_columns(), column_names(&spec).unwrap().len());
+    }
+}
+
+#[test]
+fn a_batch_of_another_spec_is_refused() {
+    let spec = Spec::from_json(EXAMPLE_SPEC.as_bytes()).unwrap();
+    let other = Spec::from_json(OFRECORD_SPEC.as_bytes()).unwrap();
+    let records: Vec<Vec<u8>> = (0..2).map(example).collect();
+    let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let mut batch = Batch::new();
+    decode(&payloads, &spec, &mut batch).unwrap();
+    let e = record_batch(&other, &mut batch).unwrap_err().to_string();
+    assert!(e.contains("decode it with this spec"), "{e}");
+    let e = record_batch(&spec, &mut Batch::new())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("decode it with this spec"), "{e}");
+}
+
+#[test]
+fn colliding_column_names_are_refused() {
+    let spec = Spec::from_json(
+        br#"{"payload": "sequence_example",
+             "features": {"x": {"form": "fixed_len", "dtype": "int64", "shape": []},
+                          "sequence.x": {"form": "fixed_len", "dtype": "int64", "shape": []}},
+             "sequence": {"x": {"form": "var_len", "dtype": "int64"}}}"#,
+    )
+    .unwrap();
+    let e = schema(&spec).unwrap_err().to_string();
+    assert!(
+        e.contains("two columns would be named \"sequence.x\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_owned_batch_maps_as_the_borrowing_one() {
+    let spec = Spec::from_json(EXAMPLE_SPEC.as_bytes()).unwrap();
+    let records: Vec<bytes::Bytes> = (0..7).map(|i| example(i).into()).collect();
+    let payloads: Vec<&[u8]> = records.iter().map(|r| &r[..]).collect();
+    let mut borrowing = Batch::new();
+    decode(&payloads, &spec, &mut borrowing).unwrap();
+    let mut owned = borrowing.clone().into_owned(|row| records.get(row));
+    assert!(owned.column("words_ref").unwrap().shared().is_some());
+    let a = record_batch(&spec, &mut borrowing).unwrap();
+    let b = record_batch(&spec, &mut owned).unwrap();
+    assert_eq!(a, b);
+    let tags = b.column_by_name("tags_ref").unwrap();
+    assert_eq!(
+        arrow_value(tags.as_ref(), 2),
+        V::L(vec![V::B(b"t0.2".to_vec()), V::B(b"t1.2".to_vec())])
+    );
+}
