@@ -412,7 +412,12 @@ def _collate_values(values: List[Any], ragged: str, pad_value: Any) -> Any:
         if all(t.shape == tensors[0].shape for t in tensors):
             return torch.stack(tensors)
         if ragged == "nested":
-            return torch.nested.as_nested_tensor(tensors, layout=torch.jagged)
+            # Shapes differ, so each has a first dimension. Values and offsets,
+            # as Ragged.to_nested builds it (one copy, the concatenation):
+            # `as_nested_tensor(list, layout=torch.jagged)` aborts the process
+            # when TensorFlow is loaded in it too (torch 2.15, tf 2.21).
+            offsets = torch.tensor([0] + [len(t) for t in tensors], dtype=torch.int64).cumsum(0)
+            return torch.nested.nested_tensor_from_jagged(torch.cat(tensors), offsets=offsets)
         lengths = torch.tensor([len(t) for t in tensors], dtype=torch.int64)
         padded = torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True, padding_value=pad_value)
         return Padded(padded, lengths)  # type: ignore[arg-type]  # of tensors, as to_torch makes them
