@@ -182,3 +182,40 @@ fn a_damaged_record_stops_the_inference_as_inspect_does() {
     );
     assert!(out.stdout.is_empty(), "{}", out.stdout);
 }
+
+#[test]
+fn notes_quote_garbled_feature_names_on_one_line() {
+    // An ELWC file read as tf.Example: its "names" are whole nested
+    // messages. Each note is one line, the name quoted as JSON.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("junk.tfrecord");
+    let name = b"\n\x0fdocument_tokens\x12\x03\n\x01a\x7f".to_vec();
+    let mut features = recordwire::encode::Features::new();
+    features.insert(name, recordwire::encode::Feature::None);
+    let record = recordwire::encode::Example::with_features(features)
+        .to_bytes()
+        .expect("encode");
+    std::fs::write(
+        &path,
+        recordwire::frame::file_of(recordwire::frame::Framing::TfRecord, [record.as_slice()]),
+    )
+    .expect("write");
+    let out = dir.path().join("out.parquet");
+    let (path, out) = (
+        path.to_str().expect("UTF-8 path"),
+        out.to_str().expect("UTF-8 path"),
+    );
+    for args in [
+        &["inspect", "--spec", path][..],
+        &["export", "--spec", "auto", path, out][..],
+    ] {
+        let (_, _, err) = crate::support::cli::run(args);
+        let note = "note: \"\\n\\u000fdocument_tokens\\u0012\\u0003\\n\\u0001a\\u007f\": left out, no record sets its list (the type is unknown)";
+        assert!(err.lines().any(|l| l == note), "{args:?}: {err}");
+        assert!(
+            err.lines()
+                .all(|l| l.starts_with("note:") || l.starts_with("error")),
+            "{err}"
+        );
+    }
+}
