@@ -34,6 +34,19 @@ def masked_crc(data: bytes) -> int:
     return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
+def same_dict(a, b):
+    """Two records as `ds[i]` gives them are equal: numpy arrays by value,
+    lists of memoryviews by their bytes."""
+    import numpy as np
+
+    assert a.keys() == b.keys()
+    for k in a:
+        if isinstance(a[k], np.ndarray):
+            np.testing.assert_array_equal(a[k], b[k])
+        else:
+            assert [bytes(v) for v in a[k]] == [bytes(v) for v in b[k]]
+
+
 def write_tfrecord(path: Path, payloads) -> Path:
     """Writes `payloads` as a TFRecord file (TensorFlow's framing)."""
     with open(path, "wb") as f:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import recordwire
-from conftest import TESTDATA
+from conftest import TESTDATA, same_dict
 
 REF = TESTDATA / "ref"
 
@@ -212,21 +212,13 @@ def test_slices_give_lists_of_records():
     ds = recordwire.Dataset(str(TESTDATA / "ref" / "examples.tfrecord"))
     n = len(ds)
 
-    def same(a, b):
-        assert a.keys() == b.keys()
-        for k in a:
-            if isinstance(a[k], np.ndarray):
-                np.testing.assert_array_equal(a[k], b[k])
-            else:
-                assert [bytes(v) for v in a[k]] == [bytes(v) for v in b[k]]
-
     for s in [slice(0, 3), slice(None, None, -1), slice(5, 30, 7), slice(-3, None), slice(10, 2), slice(None)]:
         got = ds[s]
         assert isinstance(got, list)
         want = [ds[i] for i in range(n)[s]]
         assert len(got) == len(want), s
         for a, b in zip(got, want):
-            same(a, b)
+            same_dict(a, b)
     with pytest.raises(TypeError, match="an int or a slice"):
         ds["3"]
     with pytest.raises(IndexError):

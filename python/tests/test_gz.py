@@ -11,21 +11,12 @@ import numpy as np
 import pytest
 
 import recordwire
-from conftest import TESTDATA
+from conftest import TESTDATA, same_dict
 
 tf = pytest.importorskip("tensorflow", reason="tensorflow-cpu is installed by ./test.sh and .ci/run: it must not be missing there")
 
 REF = TESTDATA / "ref"
 PLAIN = REF / "examples.tfrecord"
-
-
-def same_dict(a, b):
-    assert a.keys() == b.keys()
-    for k in a:
-        if isinstance(a[k], np.ndarray):
-            np.testing.assert_array_equal(a[k], b[k])
-        else:
-            assert [bytes(v) for v in a[k]] == [bytes(v) for v in b[k]]
 
 
 @pytest.mark.parametrize("name", ["examples.tfrecord.gz", "examples.tfrecord.zlib"])

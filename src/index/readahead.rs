@@ -25,11 +25,12 @@ pub trait Advise {
     fn sequential(&self) -> io::Result<()>;
 }
 
-/// A mapped record file takes advice through its map; a file read into
-/// memory ignores it.
-impl Advise for crate::io::RecordFile {
+/// Whatever may hold a map takes advice through it: a value without one
+/// (data read into memory, a compressed file's inflated spans, non-Unix)
+/// ignores it.
+impl Advise for Option<&memmap2::Mmap> {
     fn will_need(&self, range: Range<usize>) -> io::Result<()> {
-        match self.mmap() {
+        match self {
             #[cfg(unix)]
             Some(m) => m.will_need(range),
             _ => Ok(()),
@@ -37,7 +38,7 @@ impl Advise for crate::io::RecordFile {
     }
 
     fn random(&self) -> io::Result<()> {
-        match self.mmap() {
+        match self {
             #[cfg(unix)]
             Some(m) => m.random(),
             _ => Ok(()),
@@ -45,7 +46,7 @@ impl Advise for crate::io::RecordFile {
     }
 
     fn sequential(&self) -> io::Result<()> {
-        match self.mmap() {
+        match self {
             #[cfg(unix)]
             Some(m) => m.sequential(),
             _ => Ok(()),
@@ -53,31 +54,33 @@ impl Advise for crate::io::RecordFile {
     }
 }
 
-/// A byte source takes advice through its memory map, when it has one;
-/// others ignore it.
-impl Advise for dyn crate::io::ByteSource + '_ {
+/// A record file takes advice through its map, when it is mapped.
+impl Advise for crate::io::RecordFile {
     fn will_need(&self, range: Range<usize>) -> io::Result<()> {
-        match self.mmap() {
-            #[cfg(unix)]
-            Some(m) => m.will_need(range),
-            _ => Ok(()),
-        }
+        self.mmap().will_need(range)
     }
 
     fn random(&self) -> io::Result<()> {
-        match self.mmap() {
-            #[cfg(unix)]
-            Some(m) => m.random(),
-            _ => Ok(()),
-        }
+        self.mmap().random()
     }
 
     fn sequential(&self) -> io::Result<()> {
-        match self.mmap() {
-            #[cfg(unix)]
-            Some(m) => m.sequential(),
-            _ => Ok(()),
-        }
+        self.mmap().sequential()
+    }
+}
+
+/// A byte source takes advice through its map, when it has one.
+impl Advise for dyn crate::io::ByteSource + '_ {
+    fn will_need(&self, range: Range<usize>) -> io::Result<()> {
+        self.mmap().will_need(range)
+    }
+
+    fn random(&self) -> io::Result<()> {
+        self.mmap().random()
+    }
+
+    fn sequential(&self) -> io::Result<()> {
+        self.mmap().sequential()
     }
 }
 
