@@ -225,88 +225,16 @@ fn s(p: &Path) -> String {
 // ---------------------------------------------------------------------------
 // Rows as value trees, from the library's batch and from Arrow arrays.
 
-/// One record's value of a column: scalars, and lists of them (nested).
-#[derive(Debug, Clone, PartialEq)]
-enum V {
-    I(i64),
-    /// A float's bits (so that NaN compares).
-    F(u64),
-    B(Vec<u8>),
-    L(Vec<V>),
-}
-
-fn scalar(col: &Column<'_>, slot: usize) -> V {
-    match col.dtype() {
-        DType::Int64 => V::I(col.values::<i64>().unwrap()[slot]),
-        DType::Int32 => V::I(col.values::<i32>().unwrap()[slot].into()),
-        DType::Int8 => V::I(col.values::<i8>().unwrap()[slot].into()),
-        DType::UInt8 => V::I(col.values::<u8>().unwrap()[slot].into()),
-        DType::Float32 => V::F(f64::from(col.values::<f32>().unwrap()[slot]).to_bits()),
-        DType::Float64 => V::F(col.values::<f64>().unwrap()[slot].to_bits()),
-        DType::Bytes => V::B(col.bytes_value(slot).unwrap().to_vec()),
-    }
-}
-
-/// The element of `dims` whose values start at `slot`, nested per dimension.
-fn element(col: &Column<'_>, dims: &[usize], slot: usize) -> V {
-    match dims {
-        [] => scalar(col, slot),
-        [d, rest @ ..] => {
-            let size: usize = rest.iter().product();
-            V::L(
-                (0..*d)
-                    .map(|k| element(col, rest, slot + k * size))
-                    .collect(),
-            )
-        }
-    }
-}
-
-/// Row `r` of a library column (unpadded), as the exports should hold it.
-fn library_row(f: &FeatureSpec, sequence: bool, col: &Column<'_>, r: usize) -> V {
-    let dims = f.form.shape().unwrap_or_default();
-    let elems: usize = dims.iter().product();
-    match &f.form {
-        Form::FixedLen { .. } | Form::OfRecordRaw { .. } => element(col, dims, r * elems),
-        Form::FixedLenSequence { .. } => {
-            let shape = col.shape();
-            let row_slots = shape[1] * elems;
-            let n = col.lengths().unwrap()[r] as usize;
-            V::L(
-                (0..n)
-                    .map(|k| element(col, dims, r * row_slots + k * elems))
-                    .collect(),
-            )
-        }
-        Form::VarLen if !sequence => {
-            let s = col.row_splits().unwrap();
-            V::L((s[r]..s[r + 1]).map(|k| scalar(col, k as usize)).collect())
-        }
-        Form::VarLen => {
-            let rows = col.row_splits().unwrap();
-            let frames = col.frame_splits().unwrap();
-            V::L(
-                (rows[r]..rows[r + 1])
-                    .map(|f| {
-                        let f = f as usize;
-                        V::L(
-                            (frames[f]..frames[f + 1])
-                                .map(|k| scalar(col, k as usize))
-                                .collect(),
-                        )
-                    })
-                    .collect(),
-            )
-        }
-    }
-}
+#[path = "../support/rows.rs"]
+mod rows;
+use rows::{naive_row, V};
 
 /// Every column of the library's batch, by column name, row by row.
 fn library_rows(spec: &Spec, batch: &Batch<'_>) -> BTreeMap<String, Vec<V>> {
     let mut out = BTreeMap::new();
     for (f, col) in spec.features().iter().zip(batch.columns()) {
         let rows = (0..batch.rows())
-            .map(|r| library_row(f, false, col, r))
+            .map(|r| naive_row(f, false, col, r))
             .collect();
         out.insert(f.name.clone(), rows);
     }
@@ -317,7 +245,7 @@ fn library_rows(spec: &Spec, batch: &Batch<'_>) -> BTreeMap<String, Vec<V>> {
             f.name.clone()
         };
         let rows = (0..batch.rows())
-            .map(|r| library_row(f, true, col, r))
+            .map(|r| naive_row(f, true, col, r))
             .collect();
         out.insert(name, rows);
     }
