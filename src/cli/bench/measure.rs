@@ -357,22 +357,35 @@ pub(super) fn random_access(
     let (ids, offsets, width) = draws(opts, n, stored.len());
     let mut ns = vec![0u64; ids.len()];
 
+    // A shard in memory lends its records (`get_ref`: a slice of the map,
+    // nothing counted or cloned), the path a latency-sensitive reader takes;
+    // other shards hand out owned records (`get`).
+    let in_memory = shard.bytes().is_some();
     for (slot, &id) in ns.iter_mut().zip(&ids) {
         let t = Instant::now();
-        let record = shard.get(black_box(id));
-        let found = match &record {
-            Ok(Some(r)) => Some(lookup(payload, &r.data, r.data_offset, feature.as_deref())),
-            _ => None,
+        let found = if in_memory {
+            match shard.get_ref(black_box(id)) {
+                Ok(Some(r)) => Some(lookup(payload, r.data, r.data_offset, feature.as_deref())),
+                _ => None,
+            }
+        } else {
+            match shard.get(black_box(id)) {
+                Ok(Some(r)) => Some(lookup(payload, &r.data, r.data_offset, feature.as_deref())),
+                _ => None,
+            }
         };
         black_box(&found);
         *slot = t.elapsed().as_nanos() as u64;
-        let record = match record {
-            Ok(Some(r)) => r,
-            _ => fetch(shard, id, stderr)?,
-        };
-        if let Some(Err(e)) = found {
-            report(stderr, &record.as_record().context(e));
-            return Err(Failure::Data);
+        match found {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                let record = fetch(shard, id, stderr)?;
+                report(stderr, &record.as_record().context(e));
+                return Err(Failure::Data);
+            }
+            None => {
+                fetch(shard, id, stderr)?;
+            }
         }
     }
     let get = Latency::of(&mut ns);
