@@ -249,3 +249,26 @@ def test_an_index_built_over_damage_is_never_written(tmp_path):
         with pytest.raises(recordwire.Error, match="damaged"):
             ds.write_index(**args)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.tfrecord"]
+
+
+def test_many_damaged_regions_are_summarised(tmp_path):
+    from conftest import write_tfrecord
+
+    path = tmp_path / "many.tfrecord"
+    write_tfrecord(path, [bytes([i]) * 3 for i in range(30)])
+    data = bytearray(path.read_bytes())
+    frame = 12 + 3 + 4
+    for k in range(0, 30, 2):  # 15 damaged data CRCs
+        data[k * frame + 12] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.warns(recordwire.SkippedWarning) as caught:
+        ds = recordwire.Dataset(str(path), on_error="skip", payload="raw")
+    assert len(ds) == 15 and len(ds.skipped) == 15
+    assert [bytes(v) for v in ds.get_many(range(15), raw=True)] == [bytes([i]) * 3 for i in range(1, 30, 2)]
+    assert [(s.start, s.end, s.kind) for s in ds.skipped] == [
+        (k * frame, (k + 1) * frame, "data_crc_mismatch") for k in range(0, 30, 2)
+    ]
+    text = str(caught[0].message)
+    assert text.startswith("on_error='skip': 15 damaged regions skipped")
+    assert text.count(" skipped [data_crc_mismatch]") == 10
+    assert text.endswith("... and 5 more (see ds.skipped)")
