@@ -9,7 +9,7 @@ imports its framework only when imported).
 from typing import Any, Literal, Mapping, Optional
 
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
-from recordwire._dataset import Cursor, Dataset, GzDataset
+from recordwire._dataset import Cursor, Dataset, GzDataset, Skipped, SkippedWarning, infer_spec
 from recordwire._native import (
     Error,
     IoError,
@@ -52,10 +52,13 @@ __all__ = [
     "PermissionDeniedError",
     "Ragged",
     "RaggedFrames",
+    "Skipped",
+    "SkippedWarning",
     "Sparse",
     "Spec",
     "VarLen",
     "Writer",
     "__version__",
+    "infer_spec",
     "spec",
 ]

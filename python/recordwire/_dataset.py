@@ -5,7 +5,21 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union, overload
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
 
 import numpy as np
 
@@ -26,7 +40,82 @@ Payload = Literal["auto", "example", "sequence_example", "ofrecord", "raw"]
 Mode = Literal["sequential", "shuffle", "page-aware", "quasi-random", "page_aware", "quasi_random"]
 Tail = Literal["pad", "drop-last", "keep", "drop_last"]
 IndexFormat = Literal["native", "dali", "lirs"]
+OnError = Literal["fail", "skip"]
 Ids = Union[Sequence[int], np.ndarray]
+
+
+class Skipped(NamedTuple):
+    """A byte range that ``Dataset(..., on_error="skip")`` passed over.
+
+    ``start``/``end`` are byte offsets in the file (in its decompressed
+    stream for a compressed file); ``kind`` is the error's stable kind
+    (``length_crc_mismatch``, ``data_crc_mismatch``, ``truncated_data``,
+    ``compression_error``, ...); ``message`` is the whole error, with the
+    record id it would have had and its offset."""
+
+    file: str
+    start: int
+    end: int
+    kind: str
+    message: str
+
+
+class SkippedWarning(RuntimeWarning):
+    """Warned when ``Dataset(..., on_error="skip")`` passed over damaged
+    bytes: one warning per dataset, naming file, byte range and kind of each
+    damaged region (the first 10, then how many more)."""
+
+
+#: How many damaged regions a ``SkippedWarning`` names one by one.
+_SHOWN_SKIPS = 10
+
+
+def _warn_skipped(skipped: Sequence[Skipped], stacklevel: int) -> None:
+    if not skipped:
+        return
+    lines = [f"{s.file}: bytes {s.start}..{s.end} skipped [{s.kind}]: {s.message}" for s in skipped[:_SHOWN_SKIPS]]
+    if len(skipped) > _SHOWN_SKIPS:
+        lines.append(f"... and {len(skipped) - _SHOWN_SKIPS} more (see ds.skipped)")
+    head = f"on_error='skip': {len(skipped)} damaged region{'s' if len(skipped) != 1 else ''} skipped"
+    warnings.warn("\n".join([head, *lines]), SkippedWarning, stacklevel=stacklevel + 1)
+
+
+def _infer(ds: Any, stacklevel: int) -> Spec:
+    """The spec inferred from every record of ``ds`` (a native dataset),
+    each note of the inference warned as a ``UserWarning``."""
+    spec, notes = ds._infer_spec()
+    for note in notes:
+        warnings.warn(f"infer_spec: {note}", UserWarning, stacklevel=stacklevel + 1)
+    return spec
+
+
+def infer_spec(
+    source: Any,
+    *,
+    framing: Framing = "auto",
+    payload: Payload = "auto",
+    verify_crc: bool = True,
+) -> Spec:
+    """The decode spec inferred from the records, as ``recordwire inspect
+    --spec FILES`` prints it (the same JSON: ``infer_spec(...).to_json()``).
+
+    ``source``: a ``Dataset``, or what ``Dataset`` opens (a path, a glob
+    pattern or a list of paths; ``framing``/``payload``/``verify_crc`` then
+    open it). Every record of every file is read, in id order, as the CLI
+    does; a record that is not a valid message of its payload raises
+    ``recordwire.Error`` (kind ``decode_error``, with file, record and
+    offset). Files read as different payloads, or as ``raw``, raise
+    ``ValueError``.
+
+    The inference's notes (features left out: never set, or with lists too
+    irregular to infer) are warned, one ``UserWarning`` each, beginning
+    ``infer_spec:`` — what the CLI prints on stderr as ``note: ...``.
+    """
+    if isinstance(source, _NativeDataset):
+        ds: Any = source
+    else:
+        ds = Dataset(source, framing=framing, payload=payload, verify_crc=verify_crc)
+    return _infer(ds, stacklevel=2)
 
 
 def as_spec(spec: Any) -> Any:
@@ -55,11 +144,33 @@ class _Methods:
         def __getitem__(self, i: slice) -> List[Dict[str, Any]]: ...
         def __getitem__(self, i: Union[int, slice]) -> Any: ...
         def _decode(self, ids: Any, spec: Any, *, threads: int = 1, arrow: bool = False) -> Any: ...
+        def _infer_spec(self) -> Tuple[Spec, List[str]]: ...
+        @property
+        def _skipped(self) -> List[Tuple[str, int, int, str, str]]: ...
         def _order(self, mode: str = "shuffle", **kwargs: Any) -> Order: ...
 
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         for i in range(len(self)):
             yield self[i]
+
+    def _auto(self, stacklevel: int) -> Spec:
+        kept: Optional[Spec] = self.__dict__.get("_auto_spec")
+        if kept is None:
+            kept = _infer(self, stacklevel=stacklevel + 1)
+            self.__dict__["_auto_spec"] = kept
+        return kept
+
+    @property
+    def auto_spec(self) -> Spec:
+        """The spec ``decode(ids, "auto")`` uses: inferred from every
+        record (``recordwire.infer_spec(self)``) on first use, then kept."""
+        return self._auto(stacklevel=2)
+
+    @property
+    def skipped(self) -> List[Skipped]:
+        """The byte ranges that ``on_error="skip"`` passed over while
+        opening (empty for clean files, and with ``on_error="fail"``)."""
+        return [Skipped(*s) for s in self._skipped]
 
     @overload
     def decode(self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["numpy"] = ...) -> Dict[str, Any]: ...
@@ -78,7 +189,11 @@ class _Methods:
 
         ``spec``: a ``Spec``, the JSON text ``recordwire inspect --spec``
         prints, that JSON as a dict, or a TensorFlow-style dict (name ->
-        ``FixedLen``/``VarLen``/``FixedLenSequence``, or ``tf.io`` features).
+        ``FixedLen``/``VarLen``/``FixedLenSequence``, or ``tf.io`` features);
+        or ``"auto"``: the spec ``recordwire.infer_spec(ds)`` gives, inferred
+        from every record on the first ``decode(..., "auto")`` (its notes
+        warned then) and kept on the dataset (``ds.auto_spec``) for the next
+        ones; a reopened (unpickled) dataset infers it again.
 
         ``to="numpy"`` gives a dict name -> column: a numpy array
         ``[rows, *shape]`` (fixed_len), ``Ragged(values, row_splits)``
@@ -103,6 +218,8 @@ class _Methods:
         if to not in ("numpy", "arrow"):
             raise ValueError(f"to: 'numpy' or 'arrow', not {to!r}")
         ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if isinstance(spec, str) and spec == "auto":
+            spec = self._auto(stacklevel=2)
         if to == "arrow":
             pa = _columns.pyarrow_module()
             return pa.record_batch(self._decode(ids, as_spec(spec), threads=threads, arrow=True))
@@ -197,7 +314,7 @@ class _Methods:
 class Dataset(_Methods, _NativeDataset):
     """Records of one or more TFRecord/OFRecord files as one id space.
 
-    ``Dataset(paths, *, index=None, framing="auto", payload="auto", verify_crc=True)``:
+    ``Dataset(paths, *, index=None, framing="auto", payload="auto", verify_crc=True, on_error="fail")``:
     ``paths`` is a path, a glob pattern (``*``/``?`` in the file name) or a
     list of paths; each file's sidecar index ``<file>.rwindex`` is used when
     current, else the index is built while opening. ``len(ds)``, ``ds[i]``
@@ -206,6 +323,23 @@ class Dataset(_Methods, _NativeDataset):
     one such value per frame), ``ds.raw(i)`` (the payload as a
     ``memoryview``), ``ds.get_many``, iteration, ``ds.decode``,
     ``ds.order``, ``ds.write_index``.
+
+    Damaged files: with ``on_error="fail"`` (the default) opening a file
+    that is damaged anywhere raises ``recordwire.Error`` (kind, file, record,
+    offset). With ``on_error="skip"`` (``recordwire cat --on-error skip``'s
+    policy) the valid records get the ids and the damage is passed over:
+    after a bad data CRC the damaged frame, after a bad length CRC the bytes
+    up to the next valid frame header; a truncation, an OFRecord error or a
+    decompression error ends the file there (the records before it are
+    kept). Data CRCs are then verified while opening (unless
+    ``verify_crc=False``), so that every id reads. What was skipped is in
+    ``ds.skipped`` (``Skipped(file, start, end, kind, message)``) and warned
+    once as a ``recordwire.SkippedWarning`` (a ``RuntimeWarning``). The
+    sidecar is not used then (each file is indexed afresh; ``index=`` is
+    refused), and an index built over damage is never written:
+    ``write_index`` raises for such a file rather than leave a sidecar
+    that would later pass for a clean file's. A damaged compressed file is
+    decompressed into memory up to the damage.
 
     A missing file raises ``recordwire.NotFoundError``, which is also a
     ``FileNotFoundError`` (any I/O error is a ``recordwire.IoError``, also
@@ -243,10 +377,14 @@ class Dataset(_Methods, _NativeDataset):
         framing: Framing = "auto",
         payload: Payload = "auto",
         verify_crc: bool = True,
+        on_error: OnError = "fail",
     ) -> None:
         # The native __new__ opened everything; keep the arguments to pickle.
         self._paths = paths if isinstance(paths, (str, os.PathLike)) else list(paths)
         self._options = dict(index=index, framing=framing, payload=payload, verify_crc=verify_crc)
+        if on_error != "fail":
+            self._options["on_error"] = on_error
+        _warn_skipped(self.skipped, stacklevel=2)
 
     def __reduce__(self):
         return (_reopen, (type(self), self._paths, self._options))

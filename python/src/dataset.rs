@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyTuple};
 use recordwire::batch::{Batch, Decoder};
-use recordwire::frame::{Framing, ReadOptions};
+use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
 use recordwire::frame::{OwnedRecord, Record};
 use recordwire::index::{Dataset as CoreDataset, GzIndex, IndexFormat, Scratch, Shard};
 use recordwire::io::OpenOptions;
@@ -17,7 +17,7 @@ use recordwire::view::PayloadKind;
 use crate::buffers::{RecordBuffer, ShardViews};
 use crate::errors::{guard, to_py};
 use crate::order::{order_spec, Order};
-use crate::spec::spec_of;
+use crate::spec::{spec_of, Spec};
 
 /// Records of one or more TFRecord/OFRecord files as one id space.
 ///
@@ -97,7 +97,7 @@ pub(crate) fn record_id(i: i64, len: u64) -> PyResult<u64> {
 #[pymethods]
 impl Dataset {
     #[new]
-    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true))]
+    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true, on_error="fail"))]
     fn new(
         py: Python<'_>,
         paths: &Bound<'_, PyAny>,
@@ -105,14 +105,22 @@ impl Dataset {
         framing: &str,
         payload: &str,
         verify_crc: bool,
+        on_error: &str,
     ) -> PyResult<Self> {
         guard(|| {
             let files = files_of(paths)?;
             let framing: Auto<Framing> = parse_name("framing", framing)?;
             let payload: Auto<PayloadKind> = parse_name("payload", payload)?;
+            let policy: ErrorPolicy = parse_name("on_error", on_error)?;
+            if index.is_some() && policy != ErrorPolicy::Fail {
+                return Err(PyValueError::new_err(
+                    "on_error='skip' indexes the files itself: it does not take index=",
+                ));
+            }
             let read = ReadOptions {
                 check_length_crc: verify_crc,
                 check_data_crc: verify_crc,
+                policy,
                 ..ReadOptions::default()
             };
             let options = OpenOptions::default()
@@ -180,6 +188,60 @@ impl Dataset {
             .iter()
             .map(|s| s.payload().name())
             .collect()
+    }
+
+    /// What opening with `on_error="skip"` passed over, in id order of the
+    /// files: `(file, start, end, kind, message)` for each damaged byte range
+    /// (offsets in the decompressed stream of a compressed file).
+    #[getter]
+    fn _skipped(&self) -> Vec<(String, u64, u64, &'static str, String)> {
+        self.inner
+            .shards()
+            .iter()
+            .flat_map(|s| {
+                s.skipped().iter().map(|k| {
+                    let error = match k.error.file() {
+                        Some(_) => k.error.clone(),
+                        None => k.error.clone().with_file(s.name_arc().clone()),
+                    };
+                    (
+                        s.name().to_owned(),
+                        k.start,
+                        k.end,
+                        k.error.kind().name(),
+                        error.to_string(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The spec inferred from every record, in id order (what `recordwire
+    /// inspect --spec` prints for the same files), and the inference's notes
+    /// (features left out). Every record is validated as its payload first;
+    /// a record that is not a valid message raises, as in `inspect`.
+    fn _infer_spec(&self, py: Python<'_>) -> PyResult<(Spec, Vec<String>)> {
+        guard(|| {
+            if self.mixed {
+                let e = self.inner.payload().err().map(|m| m.to_string());
+                return Err(PyValueError::new_err(e.unwrap_or_default()));
+            }
+            let payload = self.payload;
+            if payload == PayloadKind::Raw {
+                return Err(PyValueError::new_err(format!(
+                    "{}: a spec reads example, sequence_example or ofrecord payloads, not raw bytes; name one with payload=",
+                    self.inner.shards().first().map(|s| s.name()).unwrap_or_default()
+                )));
+            }
+            let inferred = py.detach(|| self.infer(payload));
+            let (spec, notes) = inferred.map_err(|e| to_py(&e))?;
+            Ok((
+                Spec {
+                    inner: Arc::new(spec),
+                },
+                notes,
+            ))
+        })
     }
 
     /// The files, in id order.
@@ -505,6 +567,40 @@ fn write_index(
 }
 
 impl Dataset {
+    /// Infers the spec of every record (read `payload`), in id order, read
+    /// in chunks (each in file order: a compressed span inflated once).
+    fn infer(
+        &self,
+        payload: PayloadKind,
+    ) -> Result<(recordwire::batch::Spec, Vec<String>), recordwire::Error> {
+        const CHUNK: u64 = 4096;
+        let options = recordwire::view::DecodeOptions::default();
+        let mut inference = recordwire::batch::SpecInference::new(payload);
+        let len = self.inner.len();
+        let mut start = 0;
+        while start < len {
+            let ids: Vec<u64> = (start..len.min(start + CHUNK)).collect();
+            for record in self.read_many(&ids)? {
+                let r = payload
+                    .validate(&record.data, record.data_offset, options)
+                    .and_then(|()| inference.add(&record.data, record.data_offset));
+                if let Err(e) = r {
+                    let e = record.context(e);
+                    let name = self
+                        .inner
+                        .locate(record.id)
+                        .map(|(k, _)| self.inner.shards()[k].name_arc().clone());
+                    return Err(match (e.file(), name) {
+                        (None, Some(name)) => e.with_file(name),
+                        _ => e,
+                    });
+                }
+            }
+            start += CHUNK;
+        }
+        Ok(inference.finish())
+    }
+
     /// Record `i` (a Python id, negative from the end); read with the GIL
     /// released when its file is not in memory.
     fn one(&self, py: Python<'_>, i: i64) -> PyResult<OwnedRecord> {

@@ -117,14 +117,14 @@ impl Index {
                 )))
             }
             Err(FrameError::DataCrcMismatch { frame_len, .. })
-                if frame_len != bytes.len() && !self.pads_fill(&bytes[frame_len..]) =>
+                if frame_len != bytes.len() && !self.gap_allowed(&bytes[frame_len..]) =>
             {
                 // The index is wrong before the data is.
                 return Err(self.length_mismatch(at, id, frame_len, indexed));
             }
             Err(damage) => return Err(Error::new(damage.kind(), at).with_record(id)),
         };
-        if frame.len != bytes.len() && !self.pads_fill(&bytes[frame.len..]) {
+        if frame.len != bytes.len() && !self.gap_allowed(&bytes[frame.len..]) {
             return Err(self.length_mismatch(at, id, frame.len, indexed));
         }
         // Within the data: no overflow.
@@ -153,6 +153,13 @@ impl Index {
             ),
         )
         .with_record(id)
+    }
+
+    /// Whether `gap` (after a record's frame, up to the next record) may be
+    /// there: in an index built with skips, anything (damaged bytes passed
+    /// over); else pad frames, in an index that says the data has some.
+    fn gap_allowed(&self, gap: &[u8]) -> bool {
+        self.has_skips() || self.pads_fill(gap)
     }
 
     /// Whether `gap` (after a record's frame, up to the next record) is made

@@ -492,6 +492,7 @@ impl Index {
         data: &[u8],
         out: &mut impl Write,
     ) -> Result<(), Error> {
+        self.check_writable().map_err(Error::io)?;
         match format {
             IndexFormat::Native => self.write_native(out).map_err(Error::io),
             IndexFormat::Dali => self.write_dali(data, out),

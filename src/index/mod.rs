@@ -82,6 +82,7 @@ mod interchange;
 pub mod pad;
 mod readahead;
 mod shard;
+mod skip;
 
 #[cfg(feature = "cli")]
 pub(crate) use dataset::index_file_at;
@@ -91,6 +92,7 @@ pub use gz::{
     GZ_VERSION, MIN_SPACING, SPAN_STRIDE,
 };
 pub use shard::{IndexOrigin, Scratch, Shard};
+pub use skip::Skipped;
 
 /// The compressed shards of a [`Dataset`]: a [`Shard`] reads GZIP and ZLIB
 /// files through their checkpoint indexes itself.
@@ -116,6 +118,10 @@ pub const SIDECAR_EXTENSION: &str = "rwindex";
 const FLAG_CRCS_VERIFIED: u8 = 1;
 const FLAG_PADS: u8 = 2;
 const KNOWN_FLAGS: u8 = FLAG_CRCS_VERIFIED | FLAG_PADS;
+/// In memory only, never in a file (not a known flag there): the index was
+/// built under the skip policy and passed over damaged bytes
+/// ([`Index::build_skipping`]).
+const FLAG_SKIPS: u8 = 4;
 
 /// The sidecar index path of a data file: its path with `.rwindex` appended
 /// (`train-00003.tfrecord` → `train-00003.tfrecord.rwindex`).
@@ -442,6 +448,13 @@ impl Index {
         self.flags & FLAG_PADS != 0
     }
 
+    /// Whether the index was built under the skip policy and passed over
+    /// damaged bytes ([`build_skipping`](Self::build_skipping)): a record's
+    /// frame may be followed by them, and the index cannot be written.
+    pub fn has_skips(&self) -> bool {
+        self.flags & FLAG_SKIPS != 0
+    }
+
     /// Whether the table is the bytes of a native index file used in place
     /// (no copy), rather than owned.
     pub fn is_in_place(&self) -> bool {
@@ -452,7 +465,12 @@ impl Index {
     ///
     /// `out` is written in a few large writes (the table in one on a
     /// little-endian target); there is no need to buffer it.
+    ///
+    /// An index that passed over damage ([`has_skips`](Self::has_skips)) is
+    /// refused (`InvalidInput`, nothing written): it does not describe a
+    /// valid file, and a sidecar made of it would be used as if it did.
     pub fn write_native(&self, out: &mut impl Write) -> std::io::Result<()> {
+        self.check_writable()?;
         let offsets = self.offsets();
         let n = offsets.len().saturating_sub(1) as u64;
         #[cfg(target_endian = "little")]
@@ -476,6 +494,17 @@ impl Index {
         header[40..44].copy_from_slice(&header_crc.to_le_bytes());
         out.write_all(&header)?;
         out.write_all(table)
+    }
+
+    /// Refuses an index built with skips: see [`write_native`](Self::write_native).
+    pub(crate) fn check_writable(&self) -> std::io::Result<()> {
+        if self.has_skips() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "this index passed over damaged bytes (on-error skip): it does not describe a valid file and is not written",
+            ));
+        }
+        Ok(())
     }
 
     /// Writes the native index file to `path` atomically: to a temporary file

@@ -10,9 +10,11 @@ use std::sync::{Arc, OnceLock};
 use bytes::Bytes;
 
 use super::gz::{GzIndex, GzSource, DEFAULT_SPACING, GZ_MAGIC};
-use super::{sidecar_path, stale, Access, Advise, Index, IndexFormat};
+use super::{sidecar_path, stale, Access, Advise, Index, IndexFormat, Skipped};
 use crate::error::Error;
-use crate::frame::{explain_first_frame, Basis, Framing, OwnedRecord, ReadOptions, Record};
+use crate::frame::{
+    explain_first_frame, Basis, ErrorPolicy, Framing, OwnedRecord, ReadOptions, Record,
+};
 use crate::io::{
     framing_hint, resolve, ByteSource, Compression, FileSource, MemorySource, OpenOptions,
     Resolved, STDIN_NAME,
@@ -85,6 +87,8 @@ pub struct Shard {
     /// Bytes of the file as stored (compressed, for a compressed file).
     stored_len: u64,
     payload: Arc<OnceLock<PayloadKind>>,
+    /// What indexing under the skip policy passed over.
+    skipped: Arc<[Skipped]>,
 }
 
 /// Shows what the shard is, not its bytes.
@@ -179,6 +183,19 @@ impl Shard {
     /// Errors: `io_error` when the file cannot be read, the framing or
     /// compression errors of a damaged file met while indexing, all with the
     /// file name.
+    ///
+    /// **Under the skip policy** (`options.read.policy` is
+    /// [`ErrorPolicy::Skip`]) a damaged file opens with the valid records
+    /// only, as [`Index::build_skipping`] finds them (data CRCs verified when
+    /// `options.read.check_data_crc`, so that every id can be read); what
+    /// was passed over is in [`skipped`](Self::skipped). The sidecar is then
+    /// not used (the file is always indexed afresh), and the index built is
+    /// never written anywhere ([`Index::has_skips`]). A plain file is read
+    /// whole for it (mapped, or into memory with `mmap` off). A compressed
+    /// file is indexed with checkpoints as usual when that succeeds; when it
+    /// is damaged it is decompressed into memory up to the damage, and a
+    /// decompression error ends it there (the records before it are kept).
+    /// An index given to [`open_with`](Self::open_with) is used as given.
     pub fn open(path: impl AsRef<Path>, options: &OpenOptions) -> Result<Shard, Error> {
         Shard::open_with(path, options, None)
     }
@@ -234,17 +251,28 @@ impl Shard {
             .flatten();
         let resolved = resolve(&prefix, hint, options);
         let sidecar = (path != Path::new("-")).then(|| sidecar_path(path));
-        let opened = match resolved.compression {
-            Compression::Gzip | Compression::Zlib => {
+        let skip = match options.read.policy {
+            ErrorPolicy::Skip { .. } if build && index.is_none() => Some(options.read),
+            _ => None,
+        };
+        let opened = match (resolved.compression, skip) {
+            (Compression::Gzip | Compression::Zlib, Some(read)) => {
+                Opened::compressed_skipping(stored, &resolved, read).map(Some)
+            }
+            (Compression::Gzip | Compression::Zlib, None) => {
                 Opened::compressed(stored, &resolved, index, sidecar.as_deref(), build)
             }
-            _ => Opened::plain(stored, &resolved, index, sidecar.as_deref(), &prefix, build),
+            (_, Some(read)) => Opened::plain_skipping(stored, &resolved, read, &prefix).map(Some),
+            (_, None) => {
+                Opened::plain(stored, &resolved, index, sidecar.as_deref(), &prefix, build)
+            }
         };
         let Some(Opened {
             source,
             index: idx,
             gz,
             origin,
+            skipped,
         }) = opened.map_err(|e| match e.file() {
             // An index file's own error names it.
             Some(_) => e,
@@ -265,6 +293,7 @@ impl Shard {
             origin,
             stored_len,
             payload: Arc::default(),
+            skipped: skipped.into(),
         };
         let _ = shard.advise(Access::Random);
         Ok(Some(shard))
@@ -299,6 +328,7 @@ impl Shard {
             read,
             origin: IndexOrigin::Given,
             payload: Arc::default(),
+            skipped: Arc::new([]),
         })
     }
 
@@ -320,6 +350,14 @@ impl Shard {
     pub fn with_read(mut self, read: ReadOptions) -> Shard {
         self.read = read;
         self
+    }
+
+    /// The byte ranges that opening under the skip policy passed over (see
+    /// [`open`](Self::open)), in file order; empty for a clean file or
+    /// another policy. Offsets are in the decompressed stream for a
+    /// compressed file.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
     }
 
     /// The name used in errors and records: the path as given, or `<stdin>`.
@@ -695,9 +733,86 @@ struct Opened {
     index: Index,
     gz: Option<Arc<GzSource>>,
     origin: IndexOrigin,
+    skipped: Vec<Skipped>,
 }
 
 impl Opened {
+    /// A plain file under the skip policy: the index of its valid records
+    /// (the sidecar not used), over its bytes in memory.
+    fn plain_skipping(
+        stored: Stored,
+        resolved: &Resolved,
+        read: ReadOptions,
+        prefix: &[u8],
+    ) -> Result<Opened, Error> {
+        let mut source = stored.into_source();
+        if source.in_memory().is_none() {
+            let bytes = source.read_range(0..source.len())?;
+            source = Arc::new(MemorySource::new(bytes));
+        }
+        let Some(data) = source.in_memory() else {
+            return Err(Error::io(std::io::Error::other(
+                "the data is not in memory",
+            )));
+        };
+        let _ = Access::Sequential.advise(&*source);
+        let (index, skipped) =
+            Index::build_skipping(data, resolved.framing, read.check_data_crc, read.policy)
+                .map_err(|e| explain_first_frame(e, prefix, resolved.framing, resolved.basis))?;
+        Ok(Opened {
+            source,
+            index,
+            gz: None,
+            origin: IndexOrigin::Built { rejected: None },
+            skipped,
+        })
+    }
+
+    /// A compressed file under the skip policy: its checkpoint index when
+    /// it indexes cleanly (data CRCs verified as `read` says); else its
+    /// content decompressed into memory up to the damage, and the index of
+    /// its valid records.
+    fn compressed_skipping(
+        stored: Stored,
+        resolved: &Resolved,
+        read: ReadOptions,
+    ) -> Result<Opened, Error> {
+        let data = stored.into_bytes()?;
+        let built = GzIndex::build(
+            &data,
+            resolved.compression,
+            resolved.framing,
+            DEFAULT_SPACING,
+            read.check_data_crc,
+        );
+        if let Ok(gz) = built {
+            let index = gz.records().clone();
+            let gz = Arc::new(GzSource::new(data, Arc::new(gz))?);
+            return Ok(Opened {
+                source: Arc::clone(&gz) as Arc<dyn ByteSource>,
+                index,
+                gz: Some(gz),
+                origin: IndexOrigin::Built { rejected: None },
+                skipped: Vec::new(),
+            });
+        }
+        let (content, cut) = inflate_until_damage(data, resolved.compression);
+        let (index, skipped) = Index::build_skipping_cut(
+            &content,
+            resolved.framing,
+            read.check_data_crc,
+            read.policy,
+            cut,
+        )?;
+        Ok(Opened {
+            source: Arc::new(MemorySource::new(Bytes::from(content))),
+            index,
+            gz: None,
+            origin: IndexOrigin::Built { rejected: None },
+            skipped,
+        })
+    }
+
     /// A compressed file: its checkpoint index (given, the sidecar, or
     /// built), and the inflating source over it.
     fn compressed(
@@ -755,6 +870,7 @@ impl Opened {
             index,
             gz: Some(gz),
             origin,
+            skipped: Vec::new(),
         }))
     }
 
@@ -775,6 +891,7 @@ impl Opened {
                 index,
                 gz: None,
                 origin: IndexOrigin::Given,
+                skipped: Vec::new(),
             }));
         }
         let source = stored.into_source();
@@ -788,6 +905,7 @@ impl Opened {
                             index,
                             gz: None,
                             origin: IndexOrigin::Sidecar,
+                            skipped: Vec::new(),
                         }))
                     }
                     Err(e) if !build => return Err(e),
@@ -815,7 +933,32 @@ impl Opened {
             index,
             gz: None,
             origin: IndexOrigin::Built { rejected },
+            skipped: Vec::new(),
         }))
+    }
+}
+
+/// The content of the compressed `data`, up to where it is damaged, and
+/// the error there (a `compression_error`) if it is.
+fn inflate_until_damage(
+    data: Bytes,
+    compression: Compression,
+) -> (Vec<u8>, Option<crate::error::ErrorKind>) {
+    let mut reader = crate::io::decoder(std::io::Cursor::new(data), compression);
+    let mut content = Vec::new();
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => return (content, None),
+            Ok(n) => content.extend_from_slice(&chunk[..n.min(chunk.len())]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return (
+                    content,
+                    Some(crate::io::compress_read_error(&e, compression)),
+                )
+            }
+        }
     }
 }
 

@@ -39,6 +39,7 @@ mod stream;
 
 pub(crate) use byte_source::out_of_bounds;
 pub use byte_source::{ByteSource, FileSource, MemorySource};
+pub(crate) use compress::read_error as compress_read_error;
 pub use compress::{decoder, Inflater, ZlibReader};
 pub(crate) use file::{load, open_file};
 pub use file::{RecordFile, STDIN_NAME};

@@ -913,3 +913,43 @@ fn binary_exit_codes_and_streams() {
     assert_eq!(out.code, 1, "{out:?}");
     assert_eq!(error_lines(&out.stderr).len(), 1, "{out:?}");
 }
+
+/// `Shard::open` under the skip policy indexes exactly the records that a
+/// skip walk of the same file delivers, and lists what it passed over with
+/// the walk's errors (kind, record, offset); mapped or read, plain or
+/// compressed. Its index is never written.
+#[test]
+fn shard_skip_indexes_the_records_a_skip_walk_delivers() {
+    use recordwire::index::Shard;
+    for b in manifest() {
+        for mmap in [true, false] {
+            let walk = walk_source(&b, ErrorPolicy::skip(), mmap);
+            let options = OpenOptions::default()
+                .with_framing(Some(b.framing()))
+                .with_compression(b.compression())
+                .with_mmap(mmap)
+                .with_read(ReadOptions::default().with_policy(ErrorPolicy::skip()));
+            let shard =
+                Shard::open(b.path(), &options).unwrap_or_else(|e| panic!("{}: {e}", b.file));
+            let got: Vec<Vec<u8>> = (0..shard.len())
+                .map(|id| shard.get(id).unwrap().unwrap().data.to_vec())
+                .collect();
+            assert_eq!(got, walk.delivered, "{} (mmap {mmap})", b.file);
+            let skipped: Vec<(&str, Option<u64>, Option<u64>)> = shard
+                .skipped()
+                .iter()
+                .map(|s| (s.error.kind().name(), s.error.record(), Some(s.start)))
+                .collect();
+            let errors: Vec<(&str, Option<u64>, Option<u64>)> = walk
+                .errors
+                .iter()
+                .map(|e| (e.kind().name(), e.record(), e.offset()))
+                .collect();
+            assert_eq!(skipped, errors, "{} (mmap {mmap})", b.file);
+            assert_eq!(shard.index().has_skips(), !errors.is_empty(), "{}", b.file);
+            if shard.index().has_skips() {
+                assert!(shard.index().write_native(&mut Vec::new()).is_err());
+            }
+        }
+    }
+}

@@ -1009,3 +1009,35 @@ fn address_space_limit_is_effective() {
 // ---------------------------------------------------------------------------
 // Known bugs, checked fully
 // ---------------------------------------------------------------------------
+
+/// `Shard::open` under the skip policy, on every hostile file: no panic, no
+/// allocation by a claimed length, and exactly the records (raw) and errors
+/// (kind, offset) of a skip walk with `Source`, mapped or read.
+#[test]
+fn shard_skip_indexes_what_a_skip_walk_reads() {
+    for_each(|h| {
+        for mmap in [true, false] {
+            let opts = options(h, ErrorPolicy::skip(), mmap);
+            let mut source = Source::open(h.path(), &opts).expect("open");
+            let (mut delivered, mut errors) = (Vec::new(), Vec::new());
+            while let Some(item) = source.next_record() {
+                match item {
+                    Ok(r) => delivered.push(r.data.to_vec()),
+                    Err(e) => errors.push((e.kind().name(), e.offset())),
+                }
+            }
+            let shard = recordwire::index::Shard::open(h.path(), &opts)
+                .unwrap_or_else(|e| panic!("{}: {e}", h.path()));
+            let got: Vec<Vec<u8>> = (0..shard.len())
+                .map(|id| shard.get(id).unwrap().unwrap().data.to_vec())
+                .collect();
+            assert_eq!(got, delivered, "{} (mmap {mmap})", h.path());
+            let skipped: Vec<_> = shard
+                .skipped()
+                .iter()
+                .map(|s| (s.error.kind().name(), Some(s.start)))
+                .collect();
+            assert_eq!(skipped, errors, "{} (mmap {mmap})", h.path());
+        }
+    });
+}
