@@ -419,7 +419,16 @@ impl Dataset {
                 Ok(()) if arrow => crate::arrow::ArrowBatch::take(spec_ref, &mut batch)
                     .and_then(|b| Ok(Bound::new(py, b)?.into_any())),
                 Ok(()) => {
-                    let rows = crate::columns::RowBuffers::new(if dataset.all_in_memory() {
+                    // Only a borrowing bytes column needs its rows' buffers:
+                    // locating each record's shard is skipped otherwise.
+                    let borrows = spec_ref
+                        .features()
+                        .iter()
+                        .chain(spec_ref.sequence())
+                        .any(|f| f.borrow && f.dtype == recordwire::batch::DType::Bytes);
+                    let rows = crate::columns::RowBuffers::new(if !borrows {
+                        Vec::new()
+                    } else if dataset.all_in_memory() {
                         ids.iter()
                             .map(|&id| RecordBuffer::new(self.views.of_record(dataset, id), None))
                             .collect()

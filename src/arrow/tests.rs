@@ -17,7 +17,7 @@ use crate::batch::decode;
 use crate::encode::{
     Example, Feature, FeatureList, FeatureLists, Features, OfRecord, SequenceExample,
 };
-use rows::{naive_row, V};
+use rows::{naive_row, sequence_example, V};
 
 fn arrow_value(a: &dyn Array, i: usize) -> V {
     match a.data_type() {
@@ -217,55 +217,6 @@ const SEQUENCE_SPEC: &str = r#"{
     "id": {"form": "var_len", "dtype": "int64"}
   }
 }"#;
-
-fn sequence_example(i: usize) -> Vec<u8> {
-    let n = i as i64;
-    let context: Features = [
-        ("id", Feature::Int64(vec![1000 + n])),
-        (
-            "name",
-            Feature::Bytes(vec![format!("clip-{i}").into_bytes(); i % 3]),
-        ),
-    ]
-    .into_iter()
-    .collect();
-    let fl = |frames: Vec<Feature>| FeatureList { features: frames };
-    let mut lists: Vec<(&str, FeatureList)> = vec![
-        (
-            "notes",
-            fl((0..i % 4)
-                .map(|f| Feature::Int64((0..(f + i) % 3).map(|k| k as i64 + n).collect()))
-                .collect()),
-        ),
-        (
-            "words",
-            fl((0..i % 3)
-                .map(|f| Feature::Bytes(vec![format!("w{f}").into_bytes(); (f + i) % 3]))
-                .collect()),
-        ),
-        (
-            "labels",
-            fl((0..i % 3)
-                .map(|f| Feature::Bytes(vec![format!("l{f}").into_bytes()]))
-                .collect()),
-        ),
-        ("id", fl(vec![Feature::Int64(vec![n, -n])])),
-    ];
-    if i % 4 != 1 {
-        lists.push((
-            "frames",
-            fl((0..i % 5)
-                .map(|f| Feature::Float((0..3).map(|k| (f * 3 + k) as f32 + n as f32).collect()))
-                .collect()),
-        ));
-    }
-    SequenceExample {
-        context: Some(context),
-        feature_lists: Some(lists.into_iter().collect::<FeatureLists>()),
-    }
-    .to_bytes()
-    .unwrap()
-}
 
 #[test]
 fn every_sequence_form_with_sequence_names() {

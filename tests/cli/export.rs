@@ -100,58 +100,6 @@ const SEQUENCE_SPEC: &str = r#"{
   }
 }"#;
 
-fn sequence_example(i: usize) -> Vec<u8> {
-    let n = i as i64;
-    let context: Features = [
-        ("id", Feature::Int64(vec![1000 + n])),
-        (
-            "name",
-            Feature::Bytes(vec![format!("clip-{i}").into_bytes(); i % 3]),
-        ),
-    ]
-    .into_iter()
-    .collect();
-    let list = |frames: Vec<Feature>| FeatureList { features: frames };
-    let mut lists: Vec<(&str, FeatureList)> = vec![
-        (
-            "notes",
-            list(
-                (0..i % 4)
-                    .map(|f| Feature::Int64((0..(f + i) % 3).map(|k| k as i64 + n).collect()))
-                    .collect(),
-            ),
-        ),
-        (
-            "words",
-            list(
-                (0..i % 3)
-                    .map(|f| Feature::Bytes(vec![format!("w{f}").into_bytes(); (f + i) % 3]))
-                    .collect(),
-            ),
-        ),
-        ("id", list(vec![Feature::Int64(vec![n, -n])])),
-    ];
-    if i % 4 != 1 {
-        lists.push((
-            "frames",
-            list(
-                (0..i % 5)
-                    .map(|f| {
-                        Feature::Float((0..3).map(|k| (f * 3 + k) as f32 + n as f32).collect())
-                    })
-                    .collect(),
-            ),
-        ));
-    }
-    let lists: FeatureLists = lists.into_iter().collect();
-    SequenceExample {
-        context: Some(context),
-        feature_lists: Some(lists),
-    }
-    .to_bytes()
-    .unwrap()
-}
-
 struct Data {
     _dir: tempfile::TempDir,
     dir: PathBuf,
@@ -227,7 +175,7 @@ fn s(p: &Path) -> String {
 
 #[path = "../support/rows.rs"]
 mod rows;
-use rows::{naive_row, V};
+use rows::{naive_row, sequence_example, V};
 
 /// Every column of the library's batch, by column name, row by row.
 fn library_rows(spec: &Spec, batch: &Batch<'_>) -> BTreeMap<String, Vec<V>> {

@@ -2,12 +2,15 @@
 //! accessors, dropping padding by the lengths: what an export of the batch
 //! (Parquet, Arrow) should hold. Shared by the Arrow mapping's unit tests
 //! (`src/arrow/tests.rs`) and the export tests (`tests/cli/export.rs`),
-//! which include this file; the includer imports `Column`, `DType`,
-//! `FeatureSpec` and `Form`.
+//! which include this file, with the SequenceExample records both decode;
+//! the includer imports `Column`, `DType`, `FeatureSpec`, `Form` and the
+//! `encode` messages.
 
 #![allow(dead_code, clippy::unwrap_used)]
 
-use super::{Column, DType, FeatureSpec, Form};
+use super::{
+    Column, DType, Feature, FeatureList, FeatureLists, FeatureSpec, Features, Form, SequenceExample,
+};
 
 /// One record's value: scalars and lists of them.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,4 +99,55 @@ pub fn naive_row(f: &FeatureSpec, sequence: bool, col: &Column<'_>, r: usize) ->
             )
         }
     }
+}
+
+/// SequenceExample record `i`: context `id` and `name`, feature lists of
+/// every kind, some frames empty, one list named as a context feature.
+pub fn sequence_example(i: usize) -> Vec<u8> {
+    let n = i as i64;
+    let context: Features = [
+        ("id", Feature::Int64(vec![1000 + n])),
+        (
+            "name",
+            Feature::Bytes(vec![format!("clip-{i}").into_bytes(); i % 3]),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    let fl = |frames: Vec<Feature>| FeatureList { features: frames };
+    let mut lists: Vec<(&str, FeatureList)> = vec![
+        (
+            "notes",
+            fl((0..i % 4)
+                .map(|f| Feature::Int64((0..(f + i) % 3).map(|k| k as i64 + n).collect()))
+                .collect()),
+        ),
+        (
+            "words",
+            fl((0..i % 3)
+                .map(|f| Feature::Bytes(vec![format!("w{f}").into_bytes(); (f + i) % 3]))
+                .collect()),
+        ),
+        (
+            "labels",
+            fl((0..i % 3)
+                .map(|f| Feature::Bytes(vec![format!("l{f}").into_bytes()]))
+                .collect()),
+        ),
+        ("id", fl(vec![Feature::Int64(vec![n, -n])])),
+    ];
+    if i % 4 != 1 {
+        lists.push((
+            "frames",
+            fl((0..i % 5)
+                .map(|f| Feature::Float((0..3).map(|k| (f * 3 + k) as f32 + n as f32).collect()))
+                .collect()),
+        ));
+    }
+    SequenceExample {
+        context: Some(context),
+        feature_lists: Some(lists.into_iter().collect::<FeatureLists>()),
+    }
+    .to_bytes()
+    .unwrap()
 }
