@@ -203,40 +203,19 @@ fn library_rows(spec: &Spec, batch: &Batch<'_>) -> BTreeMap<String, Vec<V>> {
 // ---------------------------------------------------------------------------
 // Parquet
 
+#[path = "../support/arrow_rows.rs"]
+mod arrow_rows;
+
 mod parquet_out {
     use std::collections::BTreeMap;
     use std::path::Path;
 
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::{Float32Type, Float64Type, Int32Type, Int64Type, Int8Type, UInt8Type};
     use arrow_array::{Array, RecordBatch};
-    use arrow_schema::{DataType, SchemaRef};
+    use arrow_schema::SchemaRef;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
+    use super::arrow_rows::arrow_value as value;
     use super::V;
-
-    fn value(a: &dyn Array, i: usize) -> V {
-        match a.data_type() {
-            DataType::Int64 => V::I(a.as_primitive::<Int64Type>().value(i)),
-            DataType::Int32 => V::I(a.as_primitive::<Int32Type>().value(i).into()),
-            DataType::Int8 => V::I(a.as_primitive::<Int8Type>().value(i).into()),
-            DataType::UInt8 => V::I(a.as_primitive::<UInt8Type>().value(i).into()),
-            DataType::Float32 => {
-                V::F(f64::from(a.as_primitive::<Float32Type>().value(i)).to_bits())
-            }
-            DataType::Float64 => V::F(a.as_primitive::<Float64Type>().value(i).to_bits()),
-            DataType::LargeBinary => V::B(a.as_binary::<i64>().value(i).to_vec()),
-            DataType::FixedSizeList(..) => {
-                let l = a.as_fixed_size_list().value(i);
-                V::L((0..l.len()).map(|k| value(&l, k)).collect())
-            }
-            DataType::LargeList(_) => {
-                let l = a.as_list::<i64>().value(i);
-                V::L((0..l.len()).map(|k| value(&l, k)).collect())
-            }
-            t => panic!("unexpected type {t}"),
-        }
-    }
 
     /// The file's schema, key-value metadata, row groups and rows by column.
     pub struct Read {
