@@ -5,7 +5,10 @@
 # Parquet/.npy with that venv's numpy and pyarrow), mypy over the package,
 # mypy's stubtest of the stubs against the built module, and pytest over
 # python/tests. Every adapter's framework is installed, so no
-# adapter test is skipped (pytest is told to fail on a skip).
+# adapter test is skipped (pytest is told to fail on a skip). The remote
+# tests (Rust and Python) start their own servers on 127.0.0.1: moto's S3
+# server (moto[server], installed here and found on PATH) and HTTP servers
+# that honour Range; a server that cannot start fails the run.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,7 +20,8 @@ fi
 # The versions the tests were written against (see python/README.md).
 "$venv/bin/pip" install --quiet --disable-pip-version-check \
     maturin==1.16.0 numpy==2.4.6 pytest==9.2.0 pyarrow==22.0.0 mypy==1.19.0 \
-    torch==2.15.0 tensorflow-cpu==2.21.0 grain==0.2.18 array-record==0.8.6 "ray[data]==2.60.0"
+    torch==2.15.0 tensorflow-cpu==2.21.0 grain==0.2.18 array-record==0.8.6 "ray[data]==2.60.0" \
+    "moto[server]==5.2.5"
 export PATH="$venv/bin:$PATH"
 
 # maturin develop needs VIRTUAL_ENV (or a venv it finds) to install into.

@@ -314,10 +314,25 @@ class _Methods:
 class Dataset(_Methods, _NativeDataset):
     """Records of one or more TFRecord/OFRecord files as one id space.
 
-    ``Dataset(paths, *, index=None, framing="auto", payload="auto", verify_crc=True, on_error="fail")``:
+    ``Dataset(paths, *, index=None, framing="auto", payload="auto", verify_crc=True, on_error="fail", storage_options=None)``:
     ``paths`` is a path, a glob pattern (``*``/``?`` in the file name) or a
     list of paths; each file's sidecar index ``<file>.rwindex`` is used when
-    current, else the index is built while opening. ``len(ds)``, ``ds[i]``
+    current, else the index is built while opening.
+
+    Remote objects: a path may be a URL, ``s3://bucket/key``, ``gs://...``,
+    ``az://...``/``abfs://...``, or ``http(s)://...`` (a server that honours
+    ``Range``), and a glob may be one (``s3://bucket/train-*.tfrecord``: one
+    listing). Credentials and endpoints come from the environment
+    (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ...), overridden by
+    ``storage_options`` (object_store's keys such as ``aws_endpoint``,
+    ``allow_http``, ``aws_region``, and recordwire's ``max_retries``,
+    ``retry_timeout``, ``coalesce_gap``, ``concurrency``, ``cache_dir``). A
+    record is one ranged GET once the index is loaded; ``get_many`` and
+    ``decode`` coalesce neighbouring records into fewer requests, fetched
+    concurrently. The index comes from the local index cache
+    (``RECORDWIRE_CACHE_DIR``), else the sidecar ``KEY.rwindex`` beside the
+    object, else one streaming pass (then kept in the cache, which a
+    DataLoader worker reopening the dataset finds). ``len(ds)``, ``ds[i]``
     (a dict name -> numpy array, or a list of ``memoryview``s for bytes
     values; a SequenceExample's feature lists under ``"sequence"``: name ->
     one such value per frame), ``ds.raw(i)`` (the payload as a
@@ -378,12 +393,19 @@ class Dataset(_Methods, _NativeDataset):
         payload: Payload = "auto",
         verify_crc: bool = True,
         on_error: OnError = "fail",
+        storage_options: Optional[Mapping[str, str]] = None,
     ) -> None:
         # The native __new__ opened everything; keep the arguments to pickle.
         self._paths = paths if isinstance(paths, (str, os.PathLike)) else list(paths)
+        if isinstance(paths, str) and "://" in paths and any(c in paths for c in "*?"):
+            # A remote glob pickles as the objects it listed: a worker that
+            # reopens the dataset does not list the store again.
+            self._paths = self.files
         self._options = dict(index=index, framing=framing, payload=payload, verify_crc=verify_crc)
         if on_error != "fail":
             self._options["on_error"] = on_error
+        if storage_options:
+            self._options["storage_options"] = dict(storage_options)
         _warn_skipped(self.skipped, stacklevel=2)
 
     def __reduce__(self):

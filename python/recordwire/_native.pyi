@@ -3,7 +3,7 @@
 import os
 import pathlib
 from types import TracebackType
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union, overload
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Type, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -163,6 +163,7 @@ class Dataset:
         payload: _Payload = "auto",
         verify_crc: bool = True,
         on_error: Literal["fail", "skip"] = "fail",
+        storage_options: Optional[Mapping[str, str]] = None,
     ) -> "Dataset": ...
     def __len__(self) -> int: ...
     @overload

@@ -10,6 +10,7 @@ use recordwire::batch::{Batch, Decoder};
 use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
 use recordwire::frame::{OwnedRecord, Record};
 use recordwire::index::{Dataset as CoreDataset, GzIndex, IndexFormat, Scratch, Shard};
+use recordwire::io::remote::{self, StorageOptions};
 use recordwire::io::OpenOptions;
 use recordwire::names::Auto;
 use recordwire::view::PayloadKind;
@@ -45,8 +46,30 @@ pub struct Dataset {
 
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
 /// in the last component, as `Dataset::glob`), or a list of paths.
-pub(crate) fn files_of(paths: &Bound<'_, PyAny>) -> PyResult<Vec<PathBuf>> {
+pub(crate) fn files_of(
+    paths: &Bound<'_, PyAny>,
+    storage: &StorageOptions,
+) -> PyResult<Vec<PathBuf>> {
     if let Ok(one) = paths.extract::<PathBuf>() {
+        if let Some(url) = one.to_str().filter(|u| remote::is_remote(u)) {
+            if !remote::has_wildcard(url) {
+                return Ok(vec![one]);
+            }
+            // One listing of the folder; sidecars left out unless named.
+            let suffix = ".rwindex";
+            let found: Vec<PathBuf> = paths
+                .py()
+                .detach(|| remote::glob(url, storage))
+                .map_err(|e| to_py(&e))?
+                .into_iter()
+                .filter(|u| !u.ends_with(suffix) || url.ends_with(suffix))
+                .map(PathBuf::from)
+                .collect();
+            if found.is_empty() {
+                return Err(PyValueError::new_err(format!("no object matches {url}")));
+            }
+            return Ok(found);
+        }
         let s = one.as_os_str().as_encoded_bytes();
         let wild = one
             .file_name()
@@ -97,7 +120,8 @@ pub(crate) fn record_id(i: i64, len: u64) -> PyResult<u64> {
 #[pymethods]
 impl Dataset {
     #[new]
-    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true, on_error="fail"))]
+    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true, on_error="fail", storage_options=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         paths: &Bound<'_, PyAny>,
@@ -106,9 +130,11 @@ impl Dataset {
         payload: &str,
         verify_crc: bool,
         on_error: &str,
+        storage_options: Option<std::collections::BTreeMap<String, String>>,
     ) -> PyResult<Self> {
         guard(|| {
-            let files = files_of(paths)?;
+            let storage = StorageOptions::new(storage_options.unwrap_or_default());
+            let files = files_of(paths, &storage)?;
             let framing: Auto<Framing> = parse_name("framing", framing)?;
             let payload: Auto<PayloadKind> = parse_name("payload", payload)?;
             let policy: ErrorPolicy = parse_name("on_error", on_error)?;
@@ -125,7 +151,8 @@ impl Dataset {
             };
             let options = OpenOptions::default()
                 .with_framing(framing.get())
-                .with_read(read);
+                .with_read(read)
+                .with_storage(storage);
             if index.is_some() && files.len() > 1 {
                 return Err(PyValueError::new_err("index= goes with a single file"));
             }

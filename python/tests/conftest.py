@@ -62,3 +62,23 @@ def write_tfrecord(path: Path, payloads) -> Path:
 @pytest.fixture
 def testdata() -> Path:
     return TESTDATA
+
+
+@pytest.fixture(scope="session")
+def s3():
+    """moto's S3 server, one per test session (see remote_servers.py)."""
+    from remote_servers import Moto
+
+    server = Moto()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def range_server():
+    """An HTTP server that honours ``Range`` (see remote_servers.py)."""
+    from remote_servers import RangeServer
+
+    server = RangeServer()
+    yield server
+    server.stop()

@@ -100,6 +100,23 @@ pub struct ReadArgs {
     /// Do not check the data CRCs of TFRecord frames (length CRCs are always checked).
     #[arg(long)]
     pub no_data_crc: bool,
+    /// An option of the stores that remote inputs (s3://, gs://, az://,
+    /// https://) are read from, KEY=VALUE, repeatable: object_store's keys
+    /// (aws_endpoint, aws_region, allow_http, timeout, ...), which override
+    /// the environment, and max_retries, retry_timeout, coalesce_gap,
+    /// concurrency, request_size, readahead.
+    #[cfg(feature = "remote")]
+    #[arg(long = "storage-option", value_name = "KEY=VALUE", value_parser = key_value)]
+    pub storage_option: Vec<(String, String)>,
+}
+
+/// `KEY=VALUE`.
+#[cfg(feature = "remote")]
+fn key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("{s:?} is not KEY=VALUE")),
+    }
 }
 
 /// The commands.

@@ -14,10 +14,19 @@ use crate::io::{framing_hint, resolve, Compression, RecordFile};
 
 /// The first bytes of `path`, enough to tell its compression (none for
 /// stdin or an unreadable file).
-fn prefix(path: &Path) -> Option<Vec<u8>> {
+fn prefix(path: &Path, options: &crate::io::OpenOptions) -> Option<Vec<u8>> {
     if path == Path::new("-") {
         return None;
     }
+    #[cfg(feature = "remote")]
+    if crate::io::remote::is_remote(path) {
+        use crate::io::ByteSource;
+        let url = path.display().to_string();
+        let source = crate::io::remote::RemoteSource::open(&url, &options.storage).ok()?;
+        let end = source.len().min(crate::frame::TFRECORD_HEADER_LEN as u64);
+        return source.read_range(0..end).ok().map(|b| b.to_vec());
+    }
+    let _ = options;
     let mut head = Vec::with_capacity(crate::frame::TFRECORD_HEADER_LEN);
     std::io::Read::read_to_end(
         &mut std::io::Read::take(
@@ -33,10 +42,10 @@ fn prefix(path: &Path) -> Option<Vec<u8>> {
 /// Whether `path` is a GZIP or ZLIB file (as named by `--compression`, or
 /// detected from its first bytes).
 pub(super) fn is_compressed(path: &Path, read: &ReadArgs) -> bool {
-    let Some(head) = prefix(path) else {
+    let options = read.open_options(ErrorPolicy::Fail);
+    let Some(head) = prefix(path, &options) else {
         return false;
     };
-    let options = read.open_options(ErrorPolicy::Fail);
     matches!(
         resolve(&head, framing_hint(path), &options).compression,
         Compression::Gzip | Compression::Zlib
@@ -53,7 +62,7 @@ pub(super) fn index(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let options = read.open_options(ErrorPolicy::Fail);
-    let data = &RecordFile::stored_bytes(path, options.mmap).map_err(fatal)?;
+    let data = &RecordFile::stored_bytes_with(path, &options).map_err(fatal)?;
     let name = path.display().to_string();
     let resolved = resolve(data, framing_hint(path), &options);
     let started = std::time::Instant::now();
@@ -72,7 +81,9 @@ pub(super) fn index(
             "a checkpoint index is binary: give --out a file".into(),
         ));
     }
-    index.write_native_file(&out).map_err(fatal)?;
+    let mut bytes = Vec::new();
+    index.write_native(&mut bytes)?;
+    super::write_index_file(&out, bytes, &options).map_err(fatal)?;
     let windows = index
         .checkpoints()
         .iter()
@@ -104,12 +115,12 @@ pub(super) fn index(
 /// not a regular GZIP file or cannot be walked (the record walk reports why).
 pub(super) fn block_compression(path: &Path, read: &ReadArgs) -> Option<(bool, usize)> {
     let options = read.open_options(ErrorPolicy::Fail);
-    let head = prefix(path)?;
+    let head = prefix(path, &options)?;
     let resolved = resolve(&head, framing_hint(path), &options);
     if resolved.compression != Compression::Gzip {
         return None;
     }
-    let data = RecordFile::stored_bytes(path, options.mmap).ok()?;
+    let data = RecordFile::stored_bytes_with(path, &options).ok()?;
     let index = GzIndex::load_native(sidecar_path(path), &data)
         .or_else(|_| GzIndex::build(&data, Compression::Gzip, resolved.framing, u64::MAX, false))
         .ok()?;

@@ -185,15 +185,16 @@ pub(super) fn index(
     let to_stdout = out == Path::new("-");
     let mut buf = Vec::new();
     let written = match (format, to_stdout) {
-        (IndexFormat::Native, false) => index.write_native_file(&out),
+        (IndexFormat::Native, _) => index
+            .write_native(&mut buf)
+            .map_err(|e| Error::io(e).with_file(out.display().to_string())),
         (f, _) => index.write_as(f, file.bytes(), &mut buf),
     };
     written.map_err(fatal)?;
     if to_stdout {
         stdout.write_all(&buf)?;
-    } else if !buf.is_empty() {
-        crate::encode::write_file_atomic(&out, &buf)
-            .map_err(|e| fatal(Error::io(e).with_file(out.display().to_string())))?;
+    } else {
+        super::write_index_file(&out, buf, &options).map_err(fatal)?;
     }
     if !to_stdout {
         let _ = writeln!(

@@ -32,6 +32,53 @@ pub(super) fn pass_over_index_files(
     }
 }
 
+/// Expands the remote globs among the record files of `command`
+/// (`s3://bucket/train-*.tfrecord`: one listing of the folder), in name
+/// order, index files (`*.rwindex`) left out unless the pattern names them.
+/// A pattern that matches nothing is a usage error. (Local globs are the
+/// shell's.)
+#[cfg(feature = "remote")]
+pub(super) fn expand_remote_globs(command: &mut Command) -> Result<(), Failure> {
+    use crate::io::remote::{glob, has_wildcard, is_remote, StorageOptions};
+    let (files, read) = match command {
+        Command::Cat(c) => (&mut c.files, &c.read),
+        Command::Dump(c) => (&mut c.files, &c.read),
+        Command::Verify(c) => (&mut c.files, &c.read),
+        Command::Count(c) => (&mut c.files, &c.read),
+        Command::Index(c) => (&mut c.files, &c.read),
+        Command::Order(c) => (&mut c.files, &c.read),
+        Command::Inspect(c) => (&mut c.files, &c.read),
+        Command::Export(c) => (&mut c.inputs, &c.read),
+        _ => return Ok(()),
+    };
+    if !files
+        .iter()
+        .any(|f| f.to_str().is_some_and(|s| is_remote(s) && has_wildcard(s)))
+    {
+        return Ok(());
+    }
+    let options = StorageOptions::new(read.storage_option.iter().cloned());
+    let suffix = format!(".{}", crate::index::SIDECAR_EXTENSION);
+    let mut expanded = Vec::with_capacity(files.len());
+    for file in std::mem::take(files) {
+        let Some(pattern) = file.to_str().filter(|s| is_remote(s) && has_wildcard(s)) else {
+            expanded.push(file);
+            continue;
+        };
+        let found: Vec<String> = glob(pattern, &options)
+            .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?
+            .into_iter()
+            .filter(|url| !url.ends_with(&suffix) || pattern.ends_with(&suffix))
+            .collect();
+        if found.is_empty() {
+            return Err(Failure::Usage(format!("{pattern}: no object matches")));
+        }
+        expanded.extend(found.into_iter().map(PathBuf::from));
+    }
+    *files = expanded;
+    Ok(())
+}
+
 /// The format of `path` when it is an index file (stdin never is).
 fn index_format(path: &Path) -> Option<IndexFormat> {
     if path == Path::new("-") {

@@ -102,7 +102,12 @@ where
         }
     };
     let mut command = cli.command;
-    let result = inputs::pass_over_index_files(&mut command, stderr)
+    #[cfg(feature = "remote")]
+    let expanded = inputs::expand_remote_globs(&mut command);
+    #[cfg(not(feature = "remote"))]
+    let expanded = Ok(());
+    let result = expanded
+        .and_then(|()| inputs::pass_over_index_files(&mut command, stderr))
         .and_then(|()| dispatch(command, stdout, stderr));
     let code = match result {
         Ok(()) => EXIT_OK,
@@ -167,6 +172,21 @@ pub(crate) fn next_or_fail<'s>(
     }
 }
 
+/// Writes the index file `bytes` at `out`: a local file written
+/// atomically, or (feature `remote`) an object put beside a remote one.
+pub(crate) fn write_index_file(
+    out: &Path,
+    bytes: Vec<u8>,
+    options: &OpenOptions,
+) -> Result<(), Error> {
+    #[cfg(feature = "remote")]
+    if crate::io::remote::is_remote(out) {
+        return crate::io::remote::put(&out.display().to_string(), bytes.into(), &options.storage);
+    }
+    let _ = options;
+    crate::io::write_atomically(out, &bytes)
+}
+
 /// Prints an error as docs/FORMAT.md §8.2 shows it.
 pub(crate) fn report(stderr: &mut dyn Write, e: &Error) {
     let _ = writeln!(stderr, "error{e}");
@@ -181,6 +201,8 @@ impl ReadArgs {
             read: ReadOptions::default()
                 .with_data_crc(!self.no_data_crc)
                 .with_policy(policy),
+            #[cfg(feature = "remote")]
+            storage: crate::io::remote::StorageOptions::new(self.storage_option.iter().cloned()),
         }
     }
 

@@ -108,7 +108,7 @@ impl Sniff {
 /// Read options for looking ahead: damaged frames are passed over, up to
 /// as many as the records looked for.
 fn lookahead(options: &OpenOptions) -> OpenOptions {
-    let mut options = *options;
+    let mut options = options.clone();
     options.read = options.read.with_policy(ErrorPolicy::Skip {
         max_errors: Some(PayloadSniffer::RECORDS as u64),
     });

@@ -81,6 +81,8 @@ mod gz;
 mod interchange;
 pub mod pad;
 mod readahead;
+#[cfg(feature = "remote")]
+mod remote;
 mod shard;
 mod skip;
 
@@ -140,34 +142,7 @@ pub fn sidecar_path(data: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Writes `bytes` to `path` atomically: to a temporary file beside it,
-/// synced, then renamed over `path` (nothing half-written ever appears under
-/// the final name). Errors carry the path.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let name: Arc<str> = path.display().to_string().into();
-    let io = |e: std::io::Error| Error::io(e).with_file(Arc::clone(&name));
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temp = dir.join(format!(".{file_name}.tmp-{}-{n}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.map_err(io)
-}
+pub(crate) use crate::io::write_atomically;
 
 /// A `stale_index` error at `offset`.
 pub(crate) fn stale(offset: u64, message: impl Into<Arc<str>>) -> Error {
@@ -668,6 +643,15 @@ impl Index {
             ));
         }
         Ok(())
+    }
+
+    /// `stale_index` unless the data is `size` bytes, as this index says.
+    pub(crate) fn check_size(&self, size: u64) -> Result<(), Error> {
+        if size == self.data_size {
+            Ok(())
+        } else {
+            Err(self.size_mismatch(size))
+        }
     }
 
     fn size_mismatch(&self, size: u64) -> Error {

@@ -1,7 +1,6 @@
 //! One record file of a dataset, whatever its kind: its bytes behind the
 //! [`ByteSource`] seam, its index, its framing, compression and payload.
 
-use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
@@ -35,6 +34,10 @@ pub enum IndexOrigin {
     },
     /// Given by the caller ([`Shard::open_with`], [`Shard::new`]).
     Given,
+    /// A remote object's index kept in the local index cache
+    /// ([`IndexCache`](crate::io::remote::IndexCache)) for the object's URL,
+    /// size and ETag: used without fetching anything more.
+    Cached,
 }
 
 /// One record file with its index, read through a [`ByteSource`]: a plain
@@ -106,9 +109,11 @@ impl std::fmt::Debug for Shard {
 }
 
 /// The file's bytes as stored, before any decompression.
-enum Stored {
+pub(super) enum Stored {
     Memory(MemorySource),
     File(FileSource),
+    #[cfg(feature = "remote")]
+    Remote(Arc<crate::io::remote::RemoteSource>),
 }
 
 impl Stored {
@@ -138,14 +143,19 @@ impl Stored {
         match self {
             Stored::Memory(m) => m,
             Stored::File(f) => f,
+            #[cfg(feature = "remote")]
+            Stored::Remote(r) => &**r,
         }
     }
 
-    /// The whole content in memory (read whole from a positioned-read file).
+    /// The whole content in memory (read whole from a positioned-read file;
+    /// a remote object streamed with large requests).
     fn into_bytes(self) -> Result<Bytes, Error> {
         match self {
             Stored::Memory(m) => Ok(m.bytes().clone()),
             Stored::File(f) => f.read_range(0..f.len()),
+            #[cfg(feature = "remote")]
+            Stored::Remote(r) => crate::io::remote::read_whole(&r),
         }
     }
 
@@ -153,16 +163,45 @@ impl Stored {
         match self {
             Stored::Memory(m) => Arc::new(m),
             Stored::File(f) => Arc::new(f),
+            #[cfg(feature = "remote")]
+            Stored::Remote(r) => r,
         }
     }
 }
 
-/// Whether the file at `path` starts like a checkpoint index.
-pub(crate) fn is_gz_index(path: &Path) -> bool {
-    let mut head = [0u8; 8];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| head == GZ_MAGIC)
+/// An index file read whole: a sidecar, the local cache's copy, or one
+/// named by the caller.
+pub(crate) struct IndexFile {
+    /// Its path or URL (names it in errors).
+    pub(crate) name: Arc<str>,
+    pub(crate) bytes: Bytes,
+    /// Kept for this very object (same URL, size and ETag): its content
+    /// fingerprint is not checked again.
+    pub(crate) trusted: bool,
+}
+
+impl IndexFile {
+    /// The sidecar of the local file at `path`, if there is one.
+    fn local_sidecar(path: &Path, mmap: bool) -> Option<Result<IndexFile, Error>> {
+        let sidecar = sidecar_path(path);
+        if !sidecar.is_file() {
+            return None;
+        }
+        Some(IndexFile::local(&sidecar, mmap))
+    }
+
+    /// The index file at the local `path`.
+    fn local(path: &Path, mmap: bool) -> Result<IndexFile, Error> {
+        Ok(IndexFile {
+            name: path.display().to_string().into(),
+            bytes: crate::io::RecordFile::stored_bytes(path, mmap)?,
+            trusted: false,
+        })
+    }
+
+    fn is_checkpoint_index(&self) -> bool {
+        self.bytes.starts_with(&GZ_MAGIC)
+    }
 }
 
 impl Shard {
@@ -223,7 +262,7 @@ impl Shard {
         options: &OpenOptions,
     ) -> Result<Option<Shard>, Error> {
         let path = path.as_ref();
-        if path == Path::new("-") || !sidecar_path(path).is_file() {
+        if path == Path::new("-") {
             return Ok(None);
         }
         Shard::open_inner(path, options, None, false)
@@ -235,12 +274,46 @@ impl Shard {
         index: Option<&Path>,
         build: bool,
     ) -> Result<Option<Shard>, Error> {
+        #[cfg(feature = "remote")]
+        if let Some(local) = crate::io::remote::file_url_path(path) {
+            return Shard::open_inner(&local, options, index, build);
+        }
         let name: Arc<str> = if path == Path::new("-") {
             STDIN_NAME.into()
         } else {
             path.display().to_string().into()
         };
+        #[cfg(feature = "remote")]
+        if crate::io::remote::is_remote(path) {
+            let (stored, sidecar) = super::remote::open_stored(&name, options, index, build)?;
+            return Shard::open_stored(path, name, stored, sidecar, options, index, build);
+        }
         let stored = Stored::open(path, &name, options.mmap)?;
+        let sidecar = (path != Path::new("-"))
+            .then(|| IndexFile::local_sidecar(path, options.mmap))
+            .flatten();
+        Shard::open_stored(path, name, stored, sidecar, options, index, build)
+    }
+
+    /// Opens the shard whose bytes are `stored`, named `name`, with its
+    /// sidecar (or cached index) `sidecar`.
+    fn open_stored(
+        path: &Path,
+        name: Arc<str>,
+        stored: Stored,
+        sidecar: Option<Result<IndexFile, Error>>,
+        options: &OpenOptions,
+        index: Option<&Path>,
+        build: bool,
+    ) -> Result<Option<Shard>, Error> {
+        if !build && sidecar.is_none() {
+            return Ok(None);
+        }
+        #[cfg(feature = "remote")]
+        let stored_info = match &stored {
+            Stored::Remote(r) => Some(Arc::clone(r)),
+            _ => None,
+        };
         let stored_len = stored.source().len();
         let prefix = stored
             .source()
@@ -250,22 +323,23 @@ impl Shard {
             .then(|| framing_hint(path))
             .flatten();
         let resolved = resolve(&prefix, hint, options);
-        let sidecar = (path != Path::new("-")).then(|| sidecar_path(path));
         let skip = match options.read.policy {
             ErrorPolicy::Skip { .. } if build && index.is_none() => Some(options.read),
             _ => None,
+        };
+        let given = match index {
+            Some(ix) => Some(read_index_file(ix, options)?),
+            None => None,
         };
         let opened = match (resolved.compression, skip) {
             (Compression::Gzip | Compression::Zlib, Some(read)) => {
                 Opened::compressed_skipping(stored, &resolved, read).map(Some)
             }
             (Compression::Gzip | Compression::Zlib, None) => {
-                Opened::compressed(stored, &resolved, index, sidecar.as_deref(), build)
+                Opened::compressed(stored, &resolved, given, sidecar, build)
             }
             (_, Some(read)) => Opened::plain_skipping(stored, &resolved, read, &prefix).map(Some),
-            (_, None) => {
-                Opened::plain(stored, &resolved, index, sidecar.as_deref(), &prefix, build)
-            }
+            (_, None) => Opened::plain(stored, &resolved, given, sidecar, &prefix, build),
         };
         let Some(Opened {
             source,
@@ -281,6 +355,8 @@ impl Shard {
         else {
             return Ok(None);
         };
+        #[cfg(feature = "remote")]
+        let remote = stored_info;
         let shard = Shard {
             name,
             source,
@@ -295,6 +371,10 @@ impl Shard {
             payload: Arc::default(),
             skipped: skipped.into(),
         };
+        #[cfg(feature = "remote")]
+        if let Some(object) = remote {
+            super::remote::remember(&shard, &object, &options.storage);
+        }
         let _ = shard.advise(Access::Random);
         Ok(Some(shard))
     }
@@ -818,27 +898,34 @@ impl Opened {
     fn compressed(
         stored: Stored,
         resolved: &Resolved,
-        given: Option<&Path>,
-        sidecar: Option<&Path>,
+        given: Option<IndexFile>,
+        sidecar: Option<Result<IndexFile, Error>>,
         build: bool,
     ) -> Result<Option<Opened>, Error> {
         let data = stored.into_bytes()?;
+        let open =
+            |f: IndexFile| GzIndex::open_native(f.bytes, &data).map_err(|e| e.with_file(f.name));
         let (gz, origin) = match given {
-            Some(ix) => (GzIndex::load_native(ix, &data)?, IndexOrigin::Given),
+            Some(ix) => (open(ix)?, IndexOrigin::Given),
             None => {
+                let mut origin = IndexOrigin::Sidecar;
                 let rejected = match sidecar {
-                    Some(sidecar) if is_gz_index(sidecar) => {
-                        Some(GzIndex::load_native(sidecar, &data))
+                    Some(Ok(f)) if f.is_checkpoint_index() => {
+                        if f.trusted {
+                            origin = IndexOrigin::Cached;
+                        }
+                        Some(open(f))
                     }
-                    Some(sidecar) if sidecar.is_file() => Some(Err(stale(
+                    Some(Ok(f)) => Some(Err(stale(
                         0,
                         "the sidecar is not a checkpoint index (RWGZIDX): the data is compressed",
                     )
-                    .with_file(sidecar.display().to_string()))),
-                    _ => None,
+                    .with_file(f.name))),
+                    Some(Err(e)) => Some(Err(e)),
+                    None => None,
                 };
                 match rejected {
-                    Some(Ok(index)) => (index, IndexOrigin::Sidecar),
+                    Some(Ok(index)) => (index, origin),
                     Some(Err(e)) if !build => return Err(e),
                     _ if !build => return Ok(None),
                     other => {
@@ -879,8 +966,8 @@ impl Opened {
     fn plain(
         stored: Stored,
         resolved: &Resolved,
-        given: Option<&Path>,
-        sidecar: Option<&Path>,
+        given: Option<IndexFile>,
+        sidecar: Option<Result<IndexFile, Error>>,
         prefix: &[u8],
         build: bool,
     ) -> Result<Option<Opened>, Error> {
@@ -897,14 +984,19 @@ impl Opened {
         let source = stored.into_source();
         let _ = Access::Random.advise(&*source);
         let rejected = match sidecar {
-            Some(sidecar) if sidecar.is_file() && !is_gz_index(sidecar) => {
-                match load_sidecar(sidecar, &*source, resolved.framing) {
+            Some(Ok(f)) if !f.is_checkpoint_index() => {
+                let origin = if f.trusted {
+                    IndexOrigin::Cached
+                } else {
+                    IndexOrigin::Sidecar
+                };
+                match native_index(f, &*source, resolved.framing) {
                     Ok(index) => {
                         return Ok(Some(Opened {
                             source,
                             index,
                             gz: None,
-                            origin: IndexOrigin::Sidecar,
+                            origin,
                             skipped: Vec::new(),
                         }))
                     }
@@ -912,14 +1004,16 @@ impl Opened {
                     Err(e) => Some(e),
                 }
             }
-            Some(sidecar) if sidecar.is_file() => Some(
+            Some(Ok(f)) => Some(
                 stale(
                     0,
                     "the sidecar is a checkpoint index (RWGZIDX), the data is not compressed",
                 )
-                .with_file(sidecar.display().to_string()),
+                .with_file(f.name),
             ),
-            _ => None,
+            Some(Err(e)) if !build => return Err(e),
+            Some(Err(e)) => Some(e),
+            None => None,
         };
         match rejected {
             Some(e) if !build => return Err(e),
@@ -1004,61 +1098,72 @@ impl Read for SourceReader<'_> {
     }
 }
 
-/// The current native sidecar index at `sidecar` of the stream `source`
-/// (framing `framing`): `stale_index`, with the sidecar's name, when it does
-/// not belong to it.
-fn load_sidecar(sidecar: &Path, source: &dyn ByteSource, framing: Framing) -> Result<Index, Error> {
-    let bytes = crate::io::RecordFile::stored_bytes(sidecar, source.mmap().is_some())?;
-    native_index(bytes, sidecar, source, framing)
-}
-
-/// The native index file `bytes` (read from `path`) of the stream of
-/// `source` (framing `framing`): its header, fingerprint and table checked,
+/// The native index file `file` of the stream of `source` (framing
+/// `framing`): its header, fingerprint (unless the file is
+/// [`trusted`](IndexFile::trusted), then only the size) and table checked,
 /// `stale_index` with the index file's name otherwise.
 fn native_index(
-    bytes: Bytes,
-    path: &Path,
+    file: IndexFile,
     source: &dyn ByteSource,
     framing: Framing,
 ) -> Result<Index, Error> {
-    let name = path.display().to_string();
-    let index = Index::open_native_parts(bytes)
-        .and_then(|index| check_source(&index, source).map(|()| index))
+    let name = file.name;
+    let index = Index::open_native_parts(file.bytes)
+        .and_then(|index| {
+            if file.trusted {
+                index.check_size(source.len()).map(|()| index)
+            } else {
+                check_source(&index, source).map(|()| index)
+            }
+        })
         .and_then(|index| index.verify_table().map(|()| index))
-        .map_err(|e| e.with_file(name.as_str()))?;
+        .map_err(|e| e.with_file(Arc::clone(&name)))?;
     if index.framing() != framing {
         return Err(framing_mismatch(12, index.framing(), framing).with_file(name));
     }
     Ok(index)
 }
 
-/// The index file at `path`, in any of the formats (native, DALI text, raw
+/// Reads the index file at `path` (a local path, or with feature `remote` a
+/// URL) whole.
+fn read_index_file(path: &Path, options: &OpenOptions) -> Result<IndexFile, Error> {
+    #[cfg(feature = "remote")]
+    if crate::io::remote::is_remote(path) {
+        return super::remote::read_index_url(path, options);
+    }
+    #[cfg(feature = "remote")]
+    if let Some(local) = crate::io::remote::file_url_path(path) {
+        return IndexFile::local(&local, true);
+    }
+    let _ = options;
+    IndexFile::local(path, true)
+}
+
+/// The index file `file`, in any of the formats (native, DALI text, raw
 /// offset table), told apart by its content, checked against the data. A
 /// text or raw index is checked frame by frame against the data, which is
 /// then read whole when it was not in memory.
 fn load_index(
-    path: &Path,
+    file: IndexFile,
     stored: Stored,
     framing: Framing,
 ) -> Result<(Arc<dyn ByteSource>, Index), Error> {
-    let name = path.display().to_string();
-    let bytes = crate::io::RecordFile::stored_bytes(path, true)?;
-    if bytes.starts_with(&GZ_MAGIC) {
+    if file.is_checkpoint_index() {
         return Err(stale(
             0,
             "a checkpoint index (RWGZIDX) is for a compressed file; the data is not compressed",
         )
-        .with_file(name));
+        .with_file(file.name));
     }
-    let format = IndexFormat::detect(&bytes);
+    let format = IndexFormat::detect(&file.bytes);
     if format == IndexFormat::Native {
         let source = stored.into_source();
-        let index = native_index(bytes, path, &*source, framing)?;
+        let index = native_index(file, &*source, framing)?;
         return Ok((source, index));
     }
     let data = stored.into_bytes()?;
     let index =
-        Index::read_as(format, bytes, &data, framing).map_err(|e| e.with_file(name.as_str()))?;
+        Index::read_as(format, file.bytes, &data, framing).map_err(|e| e.with_file(file.name))?;
     Ok((Arc::new(MemorySource::new(data)), index))
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::fs::{File, Metadata};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -93,6 +93,23 @@ impl RecordFile {
         Ok(RecordFile::open(path, &options)?.bytes().clone())
     }
 
+    /// [`stored_bytes`](Self::stored_bytes) of a local path, or with
+    /// feature `remote` a URL read whole with `options.storage`
+    /// (`options.mmap` for a local path).
+    pub fn stored_bytes_with(
+        path: impl AsRef<Path>,
+        options: &OpenOptions,
+    ) -> Result<Bytes, Error> {
+        let path = path.as_ref();
+        #[cfg(feature = "remote")]
+        if super::remote::is_remote(path) {
+            let name = path.display().to_string();
+            let source = Arc::new(super::remote::RemoteSource::open(&name, &options.storage)?);
+            return super::remote::read_whole(&source);
+        }
+        RecordFile::stored_bytes(path, options.mmap)
+    }
+
     /// Opens the file at `path` (`-` for stdin, read whole), detecting its
     /// framing and compression unless `options` name them: from the first
     /// bytes and the name ([`framing_hint`]), as docs/FORMAT.md §1.6 says.
@@ -119,10 +136,20 @@ impl RecordFile {
                 None,
             ));
         }
+        #[cfg(feature = "remote")]
+        if let Some(local) = super::remote::file_url_path(path) {
+            return RecordFile::open(local, options);
+        }
         let name: Arc<str> = path.display().to_string().into();
+        let hint = framing_hint(path);
+        #[cfg(feature = "remote")]
+        if super::remote::is_remote(path) {
+            let source = Arc::new(super::remote::RemoteSource::open(&name, &options.storage)?);
+            let content = super::remote::read_whole(&source)?;
+            return Ok(Self::from_content(content, name, hint, options, None));
+        }
         let (file, meta) = open_file(path, &name)?;
         let (content, map) = load(file, &meta, options.mmap, &name)?;
-        let hint = framing_hint(path);
         Ok(Self::from_content(content, name, hint, options, map))
     }
 
@@ -351,4 +378,33 @@ pub(crate) fn read_file(file: &mut File, meta: &Metadata) -> std::io::Result<Byt
     }
     file.read_to_end(&mut content)?;
     Ok(content.into())
+}
+
+/// Writes `bytes` to `path` atomically: to a temporary file beside it,
+/// synced, then renamed over `path` (nothing half-written ever appears under
+/// the final name). Errors carry the path.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let name: Arc<str> = path.display().to_string().into();
+    let io = |e: std::io::Error| Error::io(e).with_file(Arc::clone(&name));
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = dir.join(format!(".{file_name}.tmp-{}-{n}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.map_err(io)
 }

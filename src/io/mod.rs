@@ -34,6 +34,8 @@ mod compress;
 mod file;
 mod hint;
 mod mmap;
+#[cfg(feature = "remote")]
+pub mod remote;
 mod source;
 mod stream;
 
@@ -41,7 +43,7 @@ pub(crate) use byte_source::out_of_bounds;
 pub use byte_source::{ByteSource, FileSource, MemorySource};
 pub(crate) use compress::read_error as compress_read_error;
 pub use compress::{decoder, Inflater, ZlibReader};
-pub(crate) use file::{load, open_file};
+pub(crate) use file::{load, open_file, write_atomically};
 pub use file::{RecordFile, STDIN_NAME};
 pub use hint::framing_hint;
 pub use source::{open_source, Source};
@@ -102,7 +104,7 @@ crate::option_names!(Compression);
 ///     .with_mmap(false);
 /// assert_eq!(opts.compression, Compression::Gzip);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenOptions {
     /// The framing; `None` (the default) detects it, from the first bytes
     /// and the file's name ([`framing_hint`]; docs/FORMAT.md §1.6).
@@ -119,6 +121,10 @@ pub struct OpenOptions {
     pub mmap: bool,
     /// CRC checks and error policy.
     pub read: ReadOptions,
+    /// Options of the stores that remote URLs are read from (endpoints,
+    /// credentials, retries; see [`remote::StorageOptions`]). Feature `remote`.
+    #[cfg(feature = "remote")]
+    pub storage: remote::StorageOptions,
 }
 
 impl Default for OpenOptions {
@@ -128,6 +134,8 @@ impl Default for OpenOptions {
             compression: Compression::Auto,
             mmap: true,
             read: ReadOptions::default(),
+            #[cfg(feature = "remote")]
+            storage: remote::StorageOptions::default(),
         }
     }
 }
@@ -158,6 +166,14 @@ impl OpenOptions {
     #[must_use]
     pub fn with_read(mut self, read: ReadOptions) -> Self {
         self.read = read;
+        self
+    }
+
+    /// Sets [`storage`](Self::storage). Feature `remote`.
+    #[cfg(feature = "remote")]
+    #[must_use]
+    pub fn with_storage(mut self, storage: remote::StorageOptions) -> Self {
+        self.storage = storage;
         self
     }
 }

@@ -93,8 +93,19 @@ impl Source {
         if path == Path::new("-") {
             return Source::from_reader(std::io::stdin(), STDIN_NAME, options);
         }
+        #[cfg(feature = "remote")]
+        if let Some(local) = super::remote::file_url_path(path) {
+            return Source::open(local, options);
+        }
         let name: Arc<str> = path.display().to_string().into();
         let hint = framing_hint(path);
+        #[cfg(feature = "remote")]
+        if super::remote::is_remote(path) {
+            // Streamed with large requests and read-ahead.
+            let source = Arc::new(super::remote::RemoteSource::open(&name, &options.storage)?);
+            let reader = super::remote::RemoteReader::new(source);
+            return Source::stream(reader, name, hint, options);
+        }
         let (file, meta) = open_file(path, &name)?;
         if !meta.is_file() || !options.mmap {
             // A pipe or device, or a file not to be mapped (`--no-mmap`):

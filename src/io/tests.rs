@@ -220,7 +220,7 @@ fn empty_files_have_zero_records() {
         assert_eq!(file.records().count(), 0);
         assert!(walk(&mut open(&path, &options)).is_empty());
         for framing in [Framing::TfRecord, Framing::OfRecord] {
-            let options = options.with_framing(Some(framing));
+            let options = options.clone().with_framing(Some(framing));
             assert!(walk(&mut open(&path, &options)).is_empty());
         }
     }
@@ -424,7 +424,7 @@ fn plain_damage_through_a_source() {
         .with_read(ReadOptions::default().with_policy(ErrorPolicy::skip()))
         .with_framing(Some(Framing::TfRecord));
     for mmap in [true, false] {
-        let items = walk(&mut open(&path, &options.with_mmap(mmap)));
+        let items = walk(&mut open(&path, &options.clone().with_mmap(mmap)));
         assert_eq!(items.len(), 3);
         let (err, skipped) = items[1].as_ref().unwrap_err();
         assert_eq!(err.kind().name(), "data_crc_mismatch");
@@ -541,9 +541,9 @@ fn resolve_follows_the_detection_table() {
     assert_eq!(r(&gz, None, &auto), (Gzip, Tf, Basis::Assumed));
     assert_eq!(r(&gz, of, &auto), (Gzip, Of, Basis::Assumed));
     // Named: used as named, never second-guessed.
-    let named = auto.with_framing(of);
+    let named = auto.clone().with_framing(of);
     assert_eq!(r(&good, tf, &named), (Plain, Of, Basis::Named));
-    let plain = auto.with_compression(Compression::None);
+    let plain = auto.clone().with_compression(Compression::None);
     assert_eq!(r(&gz, None, &plain), (Plain, Of, Basis::Fallback));
     assert_eq!(r(&gz, tf, &plain), (Plain, Tf, Basis::Assumed));
     // The uncompressed framing is the one `detect_with_hint` tells.

@@ -17,3 +17,4 @@
 pub mod cli;
 pub mod common;
 pub mod prost_mirror;
+pub mod servers;

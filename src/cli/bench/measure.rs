@@ -351,6 +351,8 @@ pub(super) fn random_access(
         (IndexOrigin::Sidecar, true) => "checkpoint sidecar",
         (IndexOrigin::Built { .. }, true) => "checkpoints built",
         (IndexOrigin::Given, true) => "checkpoints given",
+        (IndexOrigin::Cached, false) => "cached",
+        (IndexOrigin::Cached, true) => "checkpoints cached",
     };
     let first = fetch(shard, 0, stderr)?;
     let feature = first_feature(payload, &first.data, first.data_offset);

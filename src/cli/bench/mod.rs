@@ -163,7 +163,7 @@ fn bench(
     }
     let (compression, framing) = resolve(path, &options)?;
     let input = match compression {
-        Compression::Gzip | Compression::Zlib => Input::Stream(options),
+        Compression::Gzip | Compression::Zlib => Input::Stream(options.clone()),
         Compression::None | Compression::Auto => Input::File(Box::new(
             RecordFile::open(path, &options).map_err(|e| data_or_fatal(e, stderr))?,
         )),

@@ -1,0 +1,295 @@
+//! [`RemoteSource`]: one object read with ranged requests.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::{StreamExt, TryStreamExt};
+use object_store::{GetOptions, GetRange};
+
+use super::{block_on, Location, StorageOptions};
+use crate::error::Error;
+use crate::io::{out_of_bounds, ByteSource};
+
+/// Bytes fetched with the first request (framing detection, the content
+/// fingerprint's first 4 KiB, and the first records of a small object).
+const HEAD: u64 = 64 << 10;
+
+/// Requests made and bytes received for one [`RemoteSource`] (and the
+/// readers made from it), since it was opened.
+#[derive(Debug, Default)]
+pub struct RemoteStats {
+    requests: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl RemoteStats {
+    /// Requests made (each ranged `GET`; retries inside the client are not
+    /// counted here).
+    pub fn requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Bytes received.
+    pub fn bytes(&self) -> u64 {
+        self.bytes.load(Ordering::Relaxed)
+    }
+
+    fn add(&self, bytes: u64) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+    }
+}
+
+/// One remote object (see [`super`]) behind the [`ByteSource`] seam: each
+/// range one ranged `GET`, several ranges sorted, coalesced (gaps up to the
+/// `coalesce_gap` storage option) and fetched concurrently (up to
+/// `concurrency` requests). Opening it costs one request, which fetches the
+/// object's size, ETag and first 64 KiB.
+///
+/// Every request after the first carries the ETag seen then (`If-Match`),
+/// and every answer is checked for it and for its length: an object
+/// replaced or truncated while it is read is an `io_error`, never other
+/// bytes.
+///
+/// ```no_run
+/// use recordwire::io::ByteSource;
+/// use recordwire::io::remote::{RemoteSource, StorageOptions};
+///
+/// let source = RemoteSource::open("s3://bucket/train-0.tfrecord", &StorageOptions::default())?;
+/// let first_header = source.read_range(0..12)?;
+/// assert_eq!(first_header.len(), 12);
+/// # Ok::<(), recordwire::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct RemoteSource {
+    location: Location,
+    len: u64,
+    etag: Option<String>,
+    head: Bytes,
+    stats: Arc<RemoteStats>,
+}
+
+impl RemoteSource {
+    /// Opens the object at `url` (one request).
+    ///
+    /// Errors: `io_error` with the URL: not found, permission denied, bad
+    /// credentials, a server that does not honour `Range`, an unknown
+    /// storage option.
+    pub fn open(url: &str, options: &StorageOptions) -> Result<RemoteSource, Error> {
+        RemoteSource::at(Location::parse(url, options)?)
+    }
+
+    pub(crate) fn at(location: Location) -> Result<RemoteSource, Error> {
+        let store = location.store()?;
+        let path = location.path.clone();
+        let got = block_on(async move {
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(0..HEAD)),
+                ..Default::default()
+            };
+            let result = store.get_opts(&path, options).await?;
+            let meta = result.meta.clone();
+            Ok::<_, object_store::Error>((meta, result.bytes().await?))
+        });
+        let stats = Arc::new(RemoteStats::default());
+        let (meta, head) = match got {
+            Ok(found) => found,
+            Err(e @ object_store::Error::NotFound { .. }) => return Err(location.error(e, None)),
+            Err(e) => {
+                // An empty object has no range to give (416): ask what it is.
+                match location.head() {
+                    Ok(meta) if meta.size == 0 => (meta, Bytes::new()),
+                    _ => return Err(location.error(e, None)),
+                }
+            }
+        };
+        stats.add(head.len() as u64);
+        let want = meta.size.min(HEAD);
+        if head.len() as u64 != want {
+            return Err(short(&location, 0, want, head.len()));
+        }
+        Ok(RemoteSource {
+            len: meta.size,
+            etag: meta.e_tag,
+            head,
+            location,
+            stats,
+        })
+    }
+
+    /// The URL.
+    pub fn url(&self) -> &str {
+        &self.location.url
+    }
+
+    pub(crate) fn url_arc(&self) -> &Arc<str> {
+        &self.location.url
+    }
+
+    /// The ETag the object had when it was opened, if the store gives one.
+    pub fn etag(&self) -> Option<&str> {
+        self.etag.as_deref()
+    }
+
+    /// Requests and bytes so far.
+    pub fn stats(&self) -> &Arc<RemoteStats> {
+        &self.stats
+    }
+
+    pub(crate) fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Fetches `range` (within the object) in one request.
+    fn fetch(
+        &self,
+        range: Range<u64>,
+    ) -> impl std::future::Future<Output = Result<Bytes, Error>> + Send + 'static {
+        let store = self.location.store();
+        let location = self.location.clone();
+        let etag = self.etag.clone();
+        let stats = Arc::clone(&self.stats);
+        async move {
+            let store = store?;
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(range.clone())),
+                if_match: etag.clone(),
+                ..Default::default()
+            };
+            let at = Some(range.start);
+            let result = store
+                .get_opts(&location.path, options)
+                .await
+                .map_err(|e| location.error(e, at))?;
+            if let (Some(was), Some(now)) = (&etag, &result.meta.e_tag) {
+                if was != now {
+                    return Err(changed(&location, range.start));
+                }
+            }
+            let bytes = result.bytes().await.map_err(|e| location.error(e, at))?;
+            stats.add(bytes.len() as u64);
+            let want = range.end - range.start;
+            if bytes.len() as u64 != want {
+                return Err(short(&location, range.start, want, bytes.len()));
+            }
+            Ok(bytes)
+        }
+    }
+
+    /// The head's slice for `range`, when the first request fetched it.
+    pub(crate) fn in_head(&self, range: &Range<u64>) -> Option<Bytes> {
+        (range.end <= self.head.len() as u64)
+            .then(|| self.head.slice(range.start as usize..range.end as usize))
+    }
+
+    /// Fetches `range` (within the object) in one request, waiting for it.
+    pub(crate) fn fetch_now(&self, range: Range<u64>) -> Result<Bytes, Error> {
+        block_on(self.fetch(range))
+    }
+
+    /// A future that fetches `range` (for read-ahead).
+    pub(crate) fn fetch_later(
+        &self,
+        range: Range<u64>,
+    ) -> impl std::future::Future<Output = Result<Bytes, Error>> + Send + 'static {
+        self.fetch(range)
+    }
+}
+
+fn short(location: &Location, at: u64, want: u64, got: usize) -> Error {
+    let e = std::io::Error::new(
+        std::io::ErrorKind::UnexpectedEof,
+        format!("a short read: {got} of {want} bytes came (the object was truncated?)"),
+    );
+    Error::io(e)
+        .with_file(Arc::clone(&location.url))
+        .with_offset(at)
+}
+
+fn changed(location: &Location, at: u64) -> Error {
+    let e = std::io::Error::other(
+        "the object changed since it was opened (its ETag differs): reopen it",
+    );
+    Error::io(e)
+        .with_file(Arc::clone(&location.url))
+        .with_offset(at)
+}
+
+impl ByteSource for RemoteSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_range(&self, range: Range<u64>) -> Result<Bytes, Error> {
+        if range.start > range.end || range.end > self.len {
+            return Err(out_of_bounds(&range, self.len).with_file(Arc::clone(&self.location.url)));
+        }
+        if let Some(bytes) = self.in_head(&range) {
+            return Ok(bytes);
+        }
+        if range.is_empty() {
+            return Ok(Bytes::new());
+        }
+        self.fetch_now(range)
+    }
+
+    fn read_ranges(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
+        for r in ranges {
+            if r.start > r.end || r.end > self.len {
+                return Err(out_of_bounds(r, self.len).with_file(Arc::clone(&self.location.url)));
+            }
+        }
+        // Groups of neighbours (sorted input; gaps up to `coalesce_gap`),
+        // each one request, unless the first request already brought it.
+        let gap = self.location.tuning.coalesce_gap;
+        let mut groups: Vec<(Range<u64>, Range<usize>)> = Vec::new();
+        let mut k = 0;
+        while k < ranges.len() {
+            if self.in_head(&ranges[k]).is_some() || ranges[k].is_empty() {
+                k += 1;
+                continue;
+            }
+            let start = ranges[k].start;
+            let mut end = ranges[k].end;
+            let mut j = k + 1;
+            while j < ranges.len() && ranges[j].start <= end.saturating_add(gap) {
+                end = end.max(ranges[j].end);
+                j += 1;
+            }
+            groups.push((start..end, k..j));
+            k = j;
+        }
+        let fetches: Vec<_> = groups.iter().map(|(r, _)| self.fetch(r.clone())).collect();
+        let concurrency = self.location.tuning.concurrency;
+        let fetched: Vec<Bytes> = block_on(async move {
+            futures_util::stream::iter(fetches)
+                .buffered(concurrency)
+                .try_collect()
+                .await
+        })?;
+        out.reserve(ranges.len());
+        let mut g = 0;
+        for (i, r) in ranges.iter().enumerate() {
+            if let Some(bytes) = self.in_head(r) {
+                out.push(bytes);
+                continue;
+            }
+            if r.is_empty() {
+                out.push(Bytes::new());
+                continue;
+            }
+            while !groups[g].1.contains(&i) {
+                g += 1;
+            }
+            let base = groups[g].0.start;
+            out.push(fetched[g].slice((r.start - base) as usize..(r.end - base) as usize));
+        }
+        Ok(())
+    }
+
+    fn kind(&self) -> &'static str {
+        "remote"
+    }
+}

@@ -1,0 +1,11 @@
+//! Remote shards (feature `remote`) against real servers on 127.0.0.1 that
+//! the tests start themselves (`tests/support/servers.rs`): moto's S3
+//! server, an HTTP server that honours `Range`, and a counting,
+//! fault-injecting proxy in front of either. A server that cannot start
+//! fails the test with the reason.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cli;
+mod library;
