@@ -702,8 +702,9 @@ impl Shard {
             // group, so that a batch spread over a compressed file holds a
             // few spans at a time, not one per record.
             let found = scratch.ranges.len();
-            for (g, group) in scratch.ranges.chunks(READ_GROUP).enumerate() {
-                let first = g * READ_GROUP;
+            let per_read = self.source.ranges_per_read().max(1);
+            for (g, group) in scratch.ranges.chunks(per_read).enumerate() {
+                let first = g * per_read;
                 scratch.bytes.clear();
                 let read = self.source.read_ranges(group, &mut scratch.bytes);
                 if let Err(e) = read {
@@ -750,10 +751,6 @@ impl Shard {
         explain_first_frame(err, &head, self.framing, self.basis)
     }
 }
-
-/// How many ranges [`Shard::get_many`] reads at a time from a source that
-/// is not in memory.
-const READ_GROUP: usize = 32;
 
 /// The scratch memory of [`Shard::get_many`] and
 /// [`Dataset::get_many`](super::Dataset::get_many): kept by the reader and

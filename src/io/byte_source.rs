@@ -77,6 +77,15 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
         Ok(())
     }
 
+    /// How many ranges a reader of many records should hand to one
+    /// [`read_ranges`](Self::read_ranges) call: few for a source that holds
+    /// what it read until the call returns (an inflated span per record of a
+    /// compressed file), all of them for a remote one, which coalesces and
+    /// fetches them concurrently.
+    fn ranges_per_read(&self) -> usize {
+        32
+    }
+
     /// The whole stream, when it is in memory: the zero-copy path, where a
     /// record is borrowed from it without any call through the seam.
     fn in_memory(&self) -> Option<&Bytes> {

@@ -4,8 +4,12 @@
 //! fault-injecting proxy in front of either. A server that cannot start
 //! fails the test with the reason.
 
+// Helpers outside #[test] functions unwrap too (clippy.toml allows it in tests).
+#![allow(clippy::unwrap_used)]
+
 #[path = "../support/mod.rs"]
 mod support;
 
 mod cli;
 mod library;
+mod network;

@@ -126,6 +126,18 @@ fn scheme_of(s: &str) -> Option<&'static str> {
 /// | `request_size` | bytes per request when an object is streamed in order | 8 MiB |
 /// | `readahead` | requests in flight ahead of a stream | 4 |
 /// | `cache_dir` | the local cache's directory (`none`: no cache) | [`cache_dir`] |
+/// | `span_size` | bytes per span when spans are cached (one request each) | 8 MiB |
+/// | `span_cache` | bytes of fetched spans kept in memory, least recently used out (0: none) | 0 |
+///
+/// With `span_cache` set, every read fetches the whole `span_size`-aligned
+/// spans it falls in (one request each, fetched concurrently) and keeps them:
+/// an epoch in page-aware or quasi-random order with `page_size =
+/// span_size` (and `span_cache` at least `window` spans) then fetches each
+/// span once, and a second epoch of a dataset that fits reads from memory.
+/// A span larger than the whole cache is still read (and not kept): the
+/// cache never stops a read. Without it (the default), each record or
+/// coalesced group of records is its own request, the right thing for a
+/// full shuffle.
 ///
 /// An unknown key is an error when the store is made, naming the key. The
 /// `Debug` form shows the keys only, never a value (they hold secrets).
@@ -206,6 +218,8 @@ pub(crate) struct Tuning {
     pub(crate) concurrency: usize,
     pub(crate) request_size: u64,
     pub(crate) readahead: usize,
+    pub(crate) span_size: u64,
+    pub(crate) span_cache: u64,
 }
 
 impl Default for Tuning {
@@ -215,12 +229,16 @@ impl Default for Tuning {
             concurrency: 32,
             request_size: 8 << 20,
             readahead: 4,
+            span_size: 8 << 20,
+            span_cache: 0,
         }
     }
 }
 
-const OWN_KEYS: [&str; 7] = [
+const OWN_KEYS: [&str; 9] = [
     "cache_dir",
+    "span_size",
+    "span_cache",
     "max_retries",
     "retry_timeout",
     "coalesce_gap",
@@ -278,6 +296,8 @@ impl StorageOptions {
                 "concurrency" => tuning.concurrency = parse_number(k, v)?.max(1) as usize,
                 "request_size" => tuning.request_size = parse_number(k, v)?.max(4096),
                 "readahead" => tuning.readahead = parse_number(k, v)? as usize,
+                "span_size" => tuning.span_size = parse_number(k, v)?.max(4096),
+                "span_cache" => tuning.span_cache = parse_number(k, v)?,
                 _ => {}
             }
         }

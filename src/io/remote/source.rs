@@ -1,8 +1,9 @@
 //! [`RemoteSource`]: one object read with ranged requests.
 
+use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
@@ -69,6 +70,58 @@ pub struct RemoteSource {
     etag: Option<String>,
     head: Bytes,
     stats: Arc<RemoteStats>,
+    spans: Mutex<Spans>,
+    /// Whether reads go through the span cache: once the shard is open (the
+    /// index's sampled checks read only what they need).
+    spanning: AtomicBool,
+}
+
+/// Fetched spans kept (the `span_cache` storage option), least recently
+/// used out.
+#[derive(Debug, Default)]
+struct Spans {
+    kept: HashMap<u64, (Bytes, u64)>,
+    bytes: u64,
+    tick: u64,
+}
+
+impl Spans {
+    fn get(&mut self, span: u64) -> Option<Bytes> {
+        self.tick += 1;
+        let tick = self.tick;
+        self.kept.get_mut(&span).map(|(b, used)| {
+            *used = tick;
+            b.clone()
+        })
+    }
+
+    /// Keeps `bytes` as `span`, then drops the least recently used spans
+    /// (never the one just kept) until `limit` holds.
+    fn put(&mut self, span: u64, bytes: Bytes, limit: u64) {
+        self.tick += 1;
+        self.bytes += bytes.len() as u64;
+        if let Some((old, _)) = self.kept.insert(span, (bytes, self.tick)) {
+            self.bytes -= old.len() as u64;
+        }
+        while self.bytes > limit && self.kept.len() > 1 {
+            let oldest = self
+                .kept
+                .iter()
+                .filter(|(&k, _)| k != span)
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(&k, _)| k);
+            let Some(oldest) = oldest else { break };
+            if let Some((b, _)) = self.kept.remove(&oldest) {
+                self.bytes -= b.len() as u64;
+            }
+        }
+        if self.bytes > limit {
+            // One span larger than the cache: read, not kept.
+            if let Some((b, _)) = self.kept.remove(&span) {
+                self.bytes -= b.len() as u64;
+            }
+        }
+    }
 }
 
 impl RemoteSource {
@@ -116,6 +169,8 @@ impl RemoteSource {
             head,
             location,
             stats,
+            spans: Mutex::default(),
+            spanning: AtomicBool::new(false),
         })
     }
 
@@ -184,6 +239,109 @@ impl RemoteSource {
             .then(|| self.head.slice(range.start as usize..range.end as usize))
     }
 
+    /// The spans `ranges` fall in, from the span cache or fetched whole (one
+    /// request each, concurrently) and kept; each range sliced from them (or
+    /// copied, when it crosses a span boundary).
+    fn read_spanned(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
+        let tuning = self.location.tuning;
+        let size = tuning.span_size;
+        // Each span is fetched with a little of the next (`over`), so that
+        // the records that start in a span and end just past it (in a page
+        // order, they are read with the span's other records) need only it.
+        let over = (size / 16).min(64 << 10);
+        let spans_of = |r: &Range<u64>| {
+            let first = r.start / size;
+            let last = if r.end <= (first + 1) * size + over {
+                first
+            } else {
+                (r.end - 1) / size
+            };
+            first..=last
+        };
+        let mut wanted: Vec<u64> = ranges
+            .iter()
+            .filter(|r| !r.is_empty() && self.in_head(r).is_none())
+            .flat_map(spans_of)
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut have: HashMap<u64, Bytes> = HashMap::with_capacity(wanted.len());
+        let mut missing = Vec::new();
+        {
+            let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+            for &s in &wanted {
+                match spans.get(s) {
+                    Some(b) => {
+                        have.insert(s, b);
+                    }
+                    None => missing.push(s),
+                }
+            }
+        }
+        let fetches: Vec<_> = missing
+            .iter()
+            .map(|&s| self.fetch(s * size..((s + 1) * size + over).min(self.len)))
+            .collect();
+        let concurrency = tuning.concurrency;
+        let fetched: Vec<Bytes> = block_on(async move {
+            futures_util::stream::iter(fetches)
+                .buffered(concurrency)
+                .try_collect()
+                .await
+        })?;
+        {
+            let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+            for (&s, bytes) in missing.iter().zip(fetched) {
+                spans.put(s, bytes.clone(), tuning.span_cache);
+                have.insert(s, bytes);
+            }
+        }
+        out.reserve(ranges.len());
+        for r in ranges {
+            if let Some(bytes) = self.in_head(r) {
+                out.push(bytes);
+                continue;
+            }
+            if r.is_empty() {
+                out.push(Bytes::new());
+                continue;
+            }
+            let spans = spans_of(r);
+            let (first, last) = (*spans.start(), *spans.end());
+            let piece = |s: u64, from: u64, to: u64| -> Result<Bytes, Error> {
+                let span = have.get(&s).ok_or_else(|| out_of_bounds(r, self.len))?;
+                let base = s * size;
+                span.get((from - base) as usize..(to - base) as usize)
+                    .map(|_| span.slice((from - base) as usize..(to - base) as usize))
+                    .ok_or_else(|| short(&self.location, from, to - from, 0))
+            };
+            if first == last {
+                out.push(piece(first, r.start, r.end)?);
+            } else {
+                let mut joined = Vec::with_capacity((r.end - r.start) as usize);
+                for s in first..=last {
+                    let from = r.start.max(s * size);
+                    let to = r.end.min((s + 1) * size);
+                    joined.extend_from_slice(&piece(s, from, to)?);
+                }
+                out.push(Bytes::from(joined));
+            }
+        }
+        Ok(())
+    }
+
+    /// From now on, reads go through the span cache when the `span_cache`
+    /// storage option asks for one (called once the shard is open).
+    pub(crate) fn start_spans(&self) {
+        let on = self.location.tuning.span_cache > 0;
+        self.spanning.store(on, Ordering::Relaxed);
+    }
+
+    /// Bytes held by the span cache now.
+    pub fn span_cache_bytes(&self) -> u64 {
+        self.spans.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+
     /// Fetches `range` (within the object) in one request, waiting for it.
     pub(crate) fn fetch_now(&self, range: Range<u64>) -> Result<Bytes, Error> {
         block_on(self.fetch(range))
@@ -232,6 +390,11 @@ impl ByteSource for RemoteSource {
         if range.is_empty() {
             return Ok(Bytes::new());
         }
+        if self.spanning.load(Ordering::Relaxed) {
+            let mut out = Vec::with_capacity(1);
+            self.read_spanned(std::slice::from_ref(&range), &mut out)?;
+            return out.pop().ok_or_else(|| out_of_bounds(&range, self.len));
+        }
         self.fetch_now(range)
     }
 
@@ -240,6 +403,9 @@ impl ByteSource for RemoteSource {
             if r.start > r.end || r.end > self.len {
                 return Err(out_of_bounds(r, self.len).with_file(Arc::clone(&self.location.url)));
             }
+        }
+        if self.spanning.load(Ordering::Relaxed) {
+            return self.read_spanned(ranges, out);
         }
         // Groups of neighbours (sorted input; gaps up to `coalesce_gap`),
         // each one request, unless the first request already brought it.
@@ -287,6 +453,10 @@ impl ByteSource for RemoteSource {
             out.push(fetched[g].slice((r.start - base) as usize..(r.end - base) as usize));
         }
         Ok(())
+    }
+
+    fn ranges_per_read(&self) -> usize {
+        usize::MAX
     }
 
     fn kind(&self) -> &'static str {

@@ -1,0 +1,330 @@
+//! Requests counted at a proxy, faults injected there, and damaged, changed
+//! or truncated objects: what reading over the network costs and that it
+//! never gives other bytes than the local file.
+
+use std::path::Path;
+
+use recordwire::encode::{RecordWriter, WriterOptions};
+use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
+use recordwire::index::{Dataset, Scratch, Shard};
+use recordwire::io::remote::StorageOptions;
+use recordwire::io::OpenOptions;
+use recordwire::order::{Mode, OrderSpec};
+
+use crate::support::servers::{Faults, Moto, Origin, Proxy};
+
+/// A TFRecord file of `n` records of 60 to 260 bytes (record `i` tells
+/// its id), as bytes.
+fn records_file(n: u64) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.tfrecord");
+    let mut w = RecordWriter::create(&path, WriterOptions::new(Framing::TfRecord)).unwrap();
+    for i in 0..n {
+        let mut record = format!("record {i} ").into_bytes();
+        record.resize(60 + (i as usize * 37) % 200, b'x');
+        w.write_record(&record).unwrap();
+    }
+    w.finish().unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+fn local_shard(bytes: &[u8]) -> (tempfile::TempDir, Shard) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("local.tfrecord");
+    std::fs::write(&path, bytes).unwrap();
+    let shard = Shard::open(&path, &OpenOptions::default()).unwrap();
+    (dir, shard)
+}
+
+fn http_options(cache: &Path, more: &[(&str, &str)]) -> OpenOptions {
+    let mut pairs = vec![
+        ("allow_http".to_string(), "true".to_string()),
+        ("cache_dir".to_string(), cache.display().to_string()),
+    ];
+    pairs.extend(more.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    OpenOptions::default().with_storage(StorageOptions::new(pairs))
+}
+
+#[test]
+fn a_get_is_one_request_once_the_index_is_loaded() {
+    let bytes = records_file(20_000);
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    origin.put("a/data.tfrecord", bytes.clone());
+    let proxy = Proxy::start(origin.addr());
+    let cache = tempfile::tempdir().unwrap();
+    let url = format!("{}/a/data.tfrecord", proxy.base());
+    let shard = Shard::open(&url, &http_options(cache.path(), &[])).unwrap();
+    proxy.reset();
+    let ids: Vec<u64> = (0..50).map(|k| (k * 7919 + 13) % 20_000).collect();
+    let mut counted = 0;
+    for &id in &ids {
+        let got = shard.get(id).unwrap().unwrap();
+        assert_eq!(got.data, local.get(id).unwrap().unwrap().data);
+        // Records in the first 64 KiB came with opening.
+        if local.index().offset(id).unwrap() + 400 > 64 << 10 {
+            counted += 1;
+        }
+    }
+    assert_eq!(proxy.requests(), counted, "{:?}", proxy.log());
+    assert!(counted > 40);
+}
+
+#[test]
+fn get_many_coalesces_neighbours_into_few_requests() {
+    let bytes = records_file(20_000);
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    origin.put("b/data.tfrecord", bytes.clone());
+    let proxy = Proxy::start(origin.addr());
+    let cache = tempfile::tempdir().unwrap();
+    let url = format!("{}/b/data.tfrecord", proxy.base());
+    let remote = Dataset::open([&url], &http_options(cache.path(), &[])).unwrap();
+    proxy.reset();
+    // 2,000 ids in two runs far apart: two requests (gaps under 1 MiB).
+    let ids: Vec<u64> = (1000..2000).chain(15_000..16_000).rev().collect();
+    let mut got = vec![Vec::new(); ids.len()];
+    remote
+        .get_many(&ids, &mut Scratch::new(), |k, r| {
+            got[k] = r.unwrap().data.to_vec()
+        })
+        .unwrap();
+    for (k, &id) in ids.iter().enumerate() {
+        assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
+    }
+    assert!(proxy.requests() <= 2, "{:?}", proxy.log());
+}
+
+#[test]
+fn a_quasi_random_epoch_with_a_span_cache_fetches_each_span_once() {
+    let bytes = records_file(40_000);
+    let data_len = bytes.len() as u64;
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    origin.put("c/data.tfrecord", bytes.clone());
+    let proxy = Proxy::start(origin.addr());
+    let cache = tempfile::tempdir().unwrap();
+    let url = format!("{}/c/data.tfrecord", proxy.base());
+    let span = 256u64 << 10;
+    let options = http_options(
+        cache.path(),
+        &[
+            ("span_size", &span.to_string()),
+            ("span_cache", &(8 * span).to_string()),
+        ],
+    );
+    let remote = Dataset::open([&url], &options).unwrap();
+    let spec = OrderSpec {
+        mode: Mode::QuasiRandom {
+            page_size: span,
+            window: 4,
+        },
+        seed: 11,
+        ..OrderSpec::default()
+    };
+    let order = remote.order(spec).unwrap();
+    let ids: Vec<u64> = order.epoch(0).iter().collect();
+    assert_eq!(ids.len() as u64, local.len());
+    assert_ne!(ids, (0..local.len()).collect::<Vec<_>>());
+    proxy.reset();
+    let mut scratch = Scratch::new();
+    for batch in ids.chunks(256) {
+        let mut got = vec![Vec::new(); batch.len()];
+        remote
+            .get_many(batch, &mut scratch, |k, r| {
+                got[k] = r.unwrap().data.to_vec()
+            })
+            .unwrap();
+        for (k, &id) in batch.iter().enumerate() {
+            assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
+        }
+    }
+    let spans = data_len.div_ceil(span);
+    // Each span once (the first, within the opening request's 64 KiB, may
+    // still be fetched whole).
+    assert!(
+        proxy.requests() <= spans,
+        "{} requests for {spans} spans: {:?}",
+        proxy.requests(),
+        proxy.log()
+    );
+    assert!(proxy.requests() >= spans - 1);
+    assert!(
+        proxy.bytes() as f64 <= 1.1 * data_len as f64,
+        "{} bytes fetched for {data_len}",
+        proxy.bytes()
+    );
+}
+
+#[test]
+fn opening_a_100_shard_glob_costs_about_one_request_per_shard() {
+    let moto = Moto::get();
+    moto.bucket("hundred");
+    let bytes = records_file(300);
+    for i in 0..100 {
+        moto.put("hundred", &format!("train-{i:03}.tfrecord"), &bytes);
+    }
+    let proxy = Proxy::start(moto.addr);
+    let cache = tempfile::tempdir().unwrap();
+    let mut pairs = Moto::options(&proxy.base());
+    pairs.push(("cache_dir".into(), cache.path().display().to_string()));
+    let options = OpenOptions::default().with_storage(StorageOptions::new(pairs.clone()));
+    let open = || {
+        let files = recordwire::io::remote::glob("s3://hundred/train-*.tfrecord", &options.storage)
+            .unwrap();
+        assert_eq!(files.len(), 100);
+        Dataset::open(&files, &options).unwrap()
+    };
+    let first = open();
+    assert_eq!(first.len(), 300 * 100);
+    // The first open: one listing, then per shard its first bytes (the whole
+    // of these small shards) and a look for a sidecar.
+    let cold = proxy.requests();
+    assert!(cold <= 1 + 2 * 100, "{cold}: {:?}", proxy.log());
+    proxy.reset();
+    let second = open();
+    assert_eq!(second.len(), first.len());
+    let warm = proxy.requests();
+    assert!(warm <= 1 + 100, "{warm}: {:?}", proxy.log());
+    println!("opening 100 shards: {cold} requests cold, {warm} with the index cache");
+}
+
+#[test]
+fn faults_are_retried_and_the_records_are_exactly_the_local_ones() {
+    let bytes = records_file(20_000);
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    origin.put("d/data.tfrecord", bytes.clone());
+    for faults in [
+        Faults {
+            fail_every: 3,
+            status: 503,
+            ..Faults::default()
+        },
+        Faults {
+            fail_every: 4,
+            status: 429,
+            ..Faults::default()
+        },
+        Faults {
+            drop_every: 3,
+            ..Faults::default()
+        },
+        Faults {
+            latency: std::time::Duration::from_millis(20),
+            ..Faults::default()
+        },
+    ] {
+        let proxy = Proxy::with_faults(origin.addr(), faults.clone());
+        let cache = tempfile::tempdir().unwrap();
+        let url = format!("{}/d/data.tfrecord", proxy.base());
+        let options = http_options(cache.path(), &[("request_size", "262144")]);
+        let remote = Dataset::open([&url], &options).unwrap_or_else(|e| panic!("{faults:?}: {e}"));
+        assert_eq!(remote.len(), local.len());
+        let ids: Vec<u64> = (0..40).map(|k| (k * 4099 + 7) % 20_000).collect();
+        for &id in &ids {
+            let got = remote
+                .get(id)
+                .unwrap_or_else(|e| panic!("{faults:?}: {e}"))
+                .unwrap();
+            assert_eq!(got.data, local.get(id).unwrap().unwrap().data, "{faults:?}");
+        }
+        let mut got = vec![Vec::new(); ids.len()];
+        remote
+            .get_many(&ids, &mut Scratch::new(), |k, r| {
+                got[k] = r.unwrap().data.to_vec()
+            })
+            .unwrap();
+        for (k, &id) in ids.iter().enumerate() {
+            assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
+        }
+        // A stream (cat, verify) gets every record too.
+        let mut source = recordwire::io::open_source(&url, &options).unwrap();
+        let mut n = 0;
+        while let Some(r) = source.next_record() {
+            assert_eq!(r.unwrap().data, &local.get(n).unwrap().unwrap().data[..]);
+            n += 1;
+        }
+        assert_eq!(n, local.len());
+        assert!(proxy.failed() + proxy.dropped() > 0 || faults.latency > std::time::Duration::ZERO);
+    }
+}
+
+#[test]
+fn an_object_replaced_mid_epoch_is_an_error_not_other_bytes() {
+    let bytes = records_file(20_000);
+    let origin = Origin::start();
+    origin.put("e/data.tfrecord", bytes.clone());
+    let cache = tempfile::tempdir().unwrap();
+    let url = format!("{}/e/data.tfrecord", origin.base());
+    let shard = Shard::open(&url, &http_options(cache.path(), &[])).unwrap();
+    assert!(shard.get(19_999).is_ok());
+    // The same size, other bytes: a new ETag.
+    let mut other = bytes.clone();
+    let at = other.len() - 100;
+    other[at] ^= 1;
+    origin.put("e/data.tfrecord", other);
+    let err = shard.get(19_999).unwrap_err();
+    assert_eq!(err.kind().name(), "io_error");
+    assert_eq!(err.file(), Some(url.as_str()));
+    assert!(err.to_string().contains("changed"), "{err}");
+}
+
+#[test]
+fn damaged_and_truncated_objects_give_the_local_files_errors() {
+    let bytes = records_file(2_000);
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    let cache = tempfile::tempdir().unwrap();
+    let damaged_at = local.index().offset(1_500).unwrap() + 20;
+    let mut damaged = bytes.clone();
+    damaged[damaged_at as usize] ^= 0x40;
+    let truncated = bytes[..bytes.len() - 50].to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in [
+        ("damaged.tfrecord", damaged),
+        ("truncated.tfrecord", truncated),
+    ] {
+        origin.put(&format!("f/{name}"), content.clone());
+        let path = dir.path().join(name);
+        std::fs::write(&path, &content).unwrap();
+        let url = format!("{}/f/{name}", origin.base());
+        let options = http_options(cache.path(), &[]);
+        let remote = Shard::open(&url, &options);
+        let local = Shard::open(&path, &OpenOptions::default());
+        match (&remote, &local) {
+            (Ok(r), Ok(l)) => {
+                // Damage inside a record: found when the record is read.
+                let (re, le) = (r.get(1_500).unwrap_err(), l.get(1_500).unwrap_err());
+                assert_eq!(re.kind().name(), le.kind().name(), "{name}");
+                assert_eq!(
+                    (re.record(), re.offset()),
+                    (le.record(), le.offset()),
+                    "{name}"
+                );
+                assert_eq!(re.file(), Some(url.as_str()));
+            }
+            (Err(re), Err(le)) => {
+                assert_eq!(re.kind().name(), le.kind().name(), "{name}");
+                assert_eq!(
+                    (re.record(), re.offset()),
+                    (le.record(), le.offset()),
+                    "{name}"
+                );
+            }
+            _ => panic!("{name}: remote {remote:?}, local {local:?}"),
+        }
+        // Skipping: the other records read, as from the local file.
+        let skip = ReadOptions::default().with_policy(ErrorPolicy::skip());
+        let r = Shard::open(&url, &options.clone().with_read(skip)).unwrap();
+        let l = Shard::open(&path, &OpenOptions::default().with_read(skip)).unwrap();
+        assert_eq!(r.len(), l.len(), "{name}");
+        assert!(r.len() >= 1_998);
+        for id in [0, 1_000, r.len() - 1] {
+            assert_eq!(
+                r.get(id).unwrap().unwrap().data,
+                l.get(id).unwrap().unwrap().data
+            );
+        }
+    }
+}
