@@ -24,7 +24,10 @@ def free_port() -> int:
 
 
 def _request(method: str, url: str, body: Optional[bytes] = None) -> int:
-    req = urllib.request.Request(url, data=body, method=method)
+    # An explicit content type: urllib's default for a body (a form) makes
+    # moto's server wait for form fields.
+    headers = {"Content-Type": "application/octet-stream"} if body is not None else {}
+    req = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
             return r.status
