@@ -366,6 +366,18 @@ impl Dataset {
         })
     }
 
+    /// Hints that records `ids` will be read soon: remote shards with a span
+    /// cache (storage option `span_cache`) start fetching their spans in the
+    /// background and this returns at once; for other files it does
+    /// nothing. Call it with the next batch's ids before decoding this one.
+    fn prefetch(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<()> {
+        guard(|| {
+            let ids = self.ids(ids)?;
+            py.detach(|| self.inner.prefetch(&ids));
+            Ok(())
+        })
+    }
+
     /// Records `ids`, read in file-offset order (each file's records in one
     /// forward sweep), returned in request order: dicts as `ds[i]`, or the
     /// payloads as memoryviews with `raw=True`.

@@ -279,6 +279,23 @@ impl Dataset {
         self.shards.iter().all(|s| s.bytes().is_some())
     }
 
+    /// Hints that the records of global ids `ids` will be read soon
+    /// ([`Shard::prefetch`]): what a loop over an order calls for its next
+    /// batch while it decodes the current one. Returns at once.
+    pub fn prefetch(&self, ids: &[u64]) {
+        let mut per_shard: Vec<Vec<u64>> = vec![Vec::new(); self.shards.len()];
+        for &id in ids {
+            if let Some((s, local)) = self.locate(id) {
+                per_shard[s].push(local);
+            }
+        }
+        for (shard, local) in self.shards.iter().zip(&per_shard) {
+            if !local.is_empty() {
+                shard.prefetch(local);
+            }
+        }
+    }
+
     /// Serves a batch: `f(position, record)` for each id of `ids`
     /// (`position` its place in `ids`; `None` past the end), shard by shard
     /// and in offset order within each ([`Shard::get_many`]: each page or

@@ -735,6 +735,17 @@ impl Shard {
         Ok(())
     }
 
+    /// Hints that records `ids` will be read soon
+    /// ([`ByteSource::prefetch`]): a remote shard with a span cache starts
+    /// fetching their spans and returns at once; other shards do nothing.
+    pub fn prefetch(&self, ids: &[u64]) {
+        let ranges: Vec<Range<u64>> = ids
+            .iter()
+            .filter_map(|&id| self.index.frame_range(id))
+            .collect();
+        self.source.prefetch(&ranges);
+    }
+
     /// `err` met at record 0 and byte 0, with the message of a file that is
     /// not a record file when its first bytes fit neither framing.
     pub(crate) fn explain(&self, err: Error) -> Error {

@@ -86,6 +86,13 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
         32
     }
 
+    /// Hints that `ranges` will be read soon: a source that can fetch ahead
+    /// (a remote one with a span cache) starts fetching them and returns at
+    /// once. The default does nothing.
+    fn prefetch(&self, ranges: &[Range<u64>]) {
+        let _ = ranges;
+    }
+
     /// The whole stream, when it is in memory: the zero-copy path, where a
     /// record is borrowed from it without any call through the seam.
     fn in_memory(&self) -> Option<&Bytes> {

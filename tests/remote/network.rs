@@ -328,3 +328,94 @@ fn damaged_and_truncated_objects_give_the_local_files_errors() {
         }
     }
 }
+
+#[test]
+fn with_coalescing_off_a_shuffled_batch_fetches_exactly_its_records() {
+    let bytes = records_file(20_000);
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    origin.put("g/data.tfrecord", bytes.clone());
+    let proxy = Proxy::start(origin.addr());
+    let cache = tempfile::tempdir().unwrap();
+    let url = format!("{}/g/data.tfrecord", proxy.base());
+    let remote = Dataset::open(
+        [&url],
+        &http_options(cache.path(), &[("coalesce_gap", "0")]),
+    )
+    .unwrap();
+    let order = remote
+        .order(OrderSpec {
+            mode: Mode::Shuffle,
+            seed: 5,
+            ..OrderSpec::default()
+        })
+        .unwrap();
+    let ids: Vec<u64> = order.epoch(0).iter().take(256).collect();
+    proxy.reset();
+    let mut got = vec![Vec::new(); ids.len()];
+    remote
+        .get_many(&ids, &mut Scratch::new(), |k, r| {
+            got[k] = r.unwrap().data.to_vec()
+        })
+        .unwrap();
+    let mut asked = 0;
+    let mut requests = 0;
+    for (k, &id) in ids.iter().enumerate() {
+        assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
+        let frame = local.index().frame_range(id).unwrap();
+        // Records within the first 64 KiB came with opening.
+        if frame.end > 64 << 10 {
+            asked += frame.end - frame.start;
+            requests += 1;
+        }
+    }
+    // Adjacent records still share a request (a gap of 0).
+    assert!(proxy.requests() <= requests && proxy.requests() >= requests - 5);
+    assert_eq!(proxy.bytes(), asked);
+}
+
+#[test]
+fn prefetched_spans_are_read_without_waiting_for_a_request() {
+    let bytes = records_file(20_000);
+    let (_d, local) = local_shard(&bytes);
+    let origin = Origin::start();
+    origin.put("h/data.tfrecord", bytes.clone());
+    let proxy = Proxy::start(origin.addr());
+    let cache = tempfile::tempdir().unwrap();
+    let url = format!("{}/h/data.tfrecord", proxy.base());
+    let span = 128u64 << 10;
+    let options = http_options(
+        cache.path(),
+        &[
+            ("span_size", &span.to_string()),
+            ("span_cache", &(64 * span).to_string()),
+        ],
+    );
+    let remote = Dataset::open([&url], &options).unwrap();
+    let ids: Vec<u64> = (5_000..5_500).collect();
+    proxy.reset();
+    remote.prefetch(&ids);
+    // The spans arrive in the background; prefetching again asks for none.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let spans = {
+        let first = local.index().frame_range(5_000).unwrap().start / span;
+        let last = local.index().frame_range(5_499).unwrap().start / span;
+        last - first + 1
+    };
+    while proxy.requests() < spans && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(proxy.requests(), spans, "{:?}", proxy.log());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    remote.prefetch(&ids);
+    let mut got = vec![Vec::new(); ids.len()];
+    remote
+        .get_many(&ids, &mut Scratch::new(), |k, r| {
+            got[k] = r.unwrap().data.to_vec()
+        })
+        .unwrap();
+    for (k, &id) in ids.iter().enumerate() {
+        assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
+    }
+    assert_eq!(proxy.requests(), spans, "{:?}", proxy.log());
+}

@@ -121,7 +121,7 @@ fn scheme_of(s: &str) -> Option<&'static str> {
 /// |---|---|---|
 /// | `max_retries` | retries of a failed request (5xx, 429, timeouts, dropped connections) | 10 |
 /// | `retry_timeout` | give up retrying after this long (`30s`, `500ms`, or seconds) | 180 s |
-/// | `coalesce_gap` | ranges of one read closer than this many bytes are fetched in one request | 1 MiB |
+/// | `coalesce_gap` | ranges of one read closer than this many bytes are fetched in one request (of at most `request_size` bytes); 0 for one request per range | 1 MiB |
 /// | `concurrency` | requests in flight for one read of many ranges | 32 |
 /// | `request_size` | bytes per request when an object is streamed in order | 8 MiB |
 /// | `readahead` | requests in flight ahead of a stream | 4 |

@@ -70,7 +70,7 @@ pub struct RemoteSource {
     etag: Option<String>,
     head: Bytes,
     stats: Arc<RemoteStats>,
-    spans: Mutex<Spans>,
+    spans: Arc<Mutex<Spans>>,
     /// Whether reads go through the span cache: once the shard is open (the
     /// index's sampled checks read only what they need).
     spanning: AtomicBool,
@@ -78,11 +78,28 @@ pub struct RemoteSource {
 
 /// Fetched spans kept (the `span_cache` storage option), least recently
 /// used out.
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Spans {
     kept: HashMap<u64, (Bytes, u64)>,
     bytes: u64,
     tick: u64,
+    /// Spans being fetched (by a read or a prefetch): a second reader of one
+    /// waits for the same request.
+    pending: HashMap<u64, SpanFetch>,
+}
+
+/// A span's request, awaited by whoever needs the span.
+type SpanFetch =
+    futures_util::future::Shared<futures_util::future::BoxFuture<'static, Result<Bytes, Error>>>;
+
+impl std::fmt::Debug for Spans {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spans")
+            .field("kept", &self.kept.len())
+            .field("bytes", &self.bytes)
+            .field("pending", &self.pending.len())
+            .finish()
+    }
 }
 
 impl Spans {
@@ -169,7 +186,7 @@ impl RemoteSource {
             head,
             location,
             stats,
-            spans: Mutex::default(),
+            spans: Arc::default(),
             spanning: AtomicBool::new(false),
         })
     }
@@ -265,36 +282,17 @@ impl RemoteSource {
             .collect();
         wanted.sort_unstable();
         wanted.dedup();
-        let mut have: HashMap<u64, Bytes> = HashMap::with_capacity(wanted.len());
-        let mut missing = Vec::new();
-        {
-            let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
-            for &s in &wanted {
-                match spans.get(s) {
-                    Some(b) => {
-                        have.insert(s, b);
-                    }
-                    None => missing.push(s),
-                }
-            }
-        }
-        let fetches: Vec<_> = missing
-            .iter()
-            .map(|&s| self.fetch(s * size..((s + 1) * size + over).min(self.len)))
-            .collect();
+        let (mut have, waits) = self.spans_or_fetches(&wanted);
         let concurrency = tuning.concurrency;
+        let (numbers, futures): (Vec<u64>, Vec<SpanFetch>) = waits.into_iter().unzip();
         let fetched: Vec<Bytes> = block_on(async move {
-            futures_util::stream::iter(fetches)
+            futures_util::stream::iter(futures)
                 .buffered(concurrency)
                 .try_collect()
                 .await
         })?;
-        {
-            let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
-            for (&s, bytes) in missing.iter().zip(fetched) {
-                spans.put(s, bytes.clone(), tuning.span_cache);
-                have.insert(s, bytes);
-            }
+        for (s, bytes) in numbers.into_iter().zip(fetched) {
+            have.insert(s, bytes);
         }
         out.reserve(ranges.len());
         for r in ranges {
@@ -330,6 +328,72 @@ impl RemoteSource {
         Ok(())
     }
 
+    /// The bytes of span `s` (within the object, with the overhang).
+    fn span_range(&self, s: u64) -> Range<u64> {
+        let size = self.location.tuning.span_size;
+        let over = (size / 16).min(64 << 10);
+        s * size..((s + 1) * size + over).min(self.len)
+    }
+
+    /// For each of `wanted` (span numbers): its bytes when kept, else the
+    /// request that fetches it (one already under way, or a new one, which
+    /// keeps the span when it arrives).
+    fn spans_or_fetches(&self, wanted: &[u64]) -> (HashMap<u64, Bytes>, Vec<(u64, SpanFetch)>) {
+        use futures_util::FutureExt;
+        let mut have = HashMap::with_capacity(wanted.len());
+        let mut waits = Vec::new();
+        let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+        for &s in wanted {
+            if let Some(b) = spans.get(s) {
+                have.insert(s, b);
+                continue;
+            }
+            if let Some(f) = spans.pending.get(&s) {
+                waits.push((s, f.clone()));
+                continue;
+            }
+            let fetch = self.fetch(self.span_range(s));
+            let cache = Arc::clone(&self.spans);
+            let limit = self.location.tuning.span_cache;
+            let f = async move {
+                let got = fetch.await;
+                let mut spans = cache.lock().unwrap_or_else(|e| e.into_inner());
+                spans.pending.remove(&s);
+                if let Ok(bytes) = &got {
+                    spans.put(s, bytes.clone(), limit);
+                }
+                got
+            }
+            .boxed()
+            .shared();
+            spans.pending.insert(s, f.clone());
+            waits.push((s, f));
+        }
+        (have, waits)
+    }
+
+    /// Starts fetching the spans of `ranges` that are neither kept nor under
+    /// way, and returns at once: they are kept when they arrive (a no-op
+    /// without a span cache). What a reader calls for the records it will
+    /// read next, while it decodes the current ones.
+    pub fn prefetch_spans(&self, ranges: &[Range<u64>]) {
+        if !self.spanning.load(Ordering::Relaxed) {
+            return;
+        }
+        let size = self.location.tuning.span_size;
+        let mut wanted: Vec<u64> = ranges
+            .iter()
+            .filter(|r| !r.is_empty() && r.end <= self.len && self.in_head(r).is_none())
+            .map(|r| r.start / size)
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let (_, waits) = self.spans_or_fetches(&wanted);
+        for (_, f) in waits {
+            drop(super::spawn(f));
+        }
+    }
+
     /// From now on, reads go through the span cache when the `span_cache`
     /// storage option asks for one (called once the shard is open).
     pub(crate) fn start_spans(&self) {
@@ -354,6 +418,14 @@ impl RemoteSource {
     ) -> impl std::future::Future<Output = Result<Bytes, Error>> + Send + 'static {
         self.fetch(range)
     }
+}
+
+/// Whether `next` joins the request for `group`: its gap is at most `gap`
+/// (`coalesce_gap`), and the request stays within `max` bytes
+/// (`request_size`; a longer run of neighbours is split into requests
+/// fetched concurrently).
+fn joins(group: Range<u64>, next: &Range<u64>, gap: u64, max: u64) -> bool {
+    next.start <= group.end.saturating_add(gap) && group.end.max(next.end) - group.start <= max
 }
 
 fn short(location: &Location, at: u64, want: u64, got: usize) -> Error {
@@ -410,6 +482,7 @@ impl ByteSource for RemoteSource {
         // Groups of neighbours (sorted input; gaps up to `coalesce_gap`),
         // each one request, unless the first request already brought it.
         let gap = self.location.tuning.coalesce_gap;
+        let max = self.location.tuning.request_size;
         let mut groups: Vec<(Range<u64>, Range<usize>)> = Vec::new();
         let mut k = 0;
         while k < ranges.len() {
@@ -420,7 +493,7 @@ impl ByteSource for RemoteSource {
             let start = ranges[k].start;
             let mut end = ranges[k].end;
             let mut j = k + 1;
-            while j < ranges.len() && ranges[j].start <= end.saturating_add(gap) {
+            while j < ranges.len() && joins(start..end, &ranges[j], gap, max) {
                 end = end.max(ranges[j].end);
                 j += 1;
             }
@@ -457,6 +530,10 @@ impl ByteSource for RemoteSource {
 
     fn ranges_per_read(&self) -> usize {
         usize::MAX
+    }
+
+    fn prefetch(&self, ranges: &[Range<u64>]) {
+        self.prefetch_spans(ranges);
     }
 
     fn kind(&self) -> &'static str {
