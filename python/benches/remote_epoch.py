@@ -225,6 +225,28 @@ def main() -> None:
                 "requests": statistics.median(reqs),
                 "bytes": statistics.median(nbytes),
             }
+        # get(i) latency: p50 of ds.raw(i) (index loaded) against one bare
+        # ranged GET of the same bytes through the same proxy (one round trip).
+        import random
+        import urllib.request
+
+        ds = recordwire.Dataset(url, storage_options=base)
+        rng = random.Random(3)
+        picks = [rng.randrange(n) for _ in range(200)]
+        got, bare = [], []
+        for i in picks:
+            t = time.perf_counter()
+            ds.raw(i)
+            got.append(time.perf_counter() - t)
+        offsets = [rng.randrange(len(data) - 4096) for _ in range(200)]
+        for o in offsets:
+            req = urllib.request.Request(f"{s3.endpoint}/bench/{args.records.name}", headers={"Range": f"bytes={o}-{o + 999}"})
+            req.full_url = f"{endpoint}/bench/{args.records.name}"
+            t = time.perf_counter()
+            with urllib.request.urlopen(req) as r:
+                r.read()
+            bare.append(time.perf_counter() - t)
+        get_p50, bare_p50 = statistics.median(got), statistics.median(bare)
         if args.mds_python:
             rows["MosaicML Streaming, shuffled first epoch (raw bytes)"] = mds(
                 args.mds_python, args.records, s3, endpoint, args.rounds
@@ -237,6 +259,10 @@ def main() -> None:
             print(
                 f"{name:<56} {r['rate']:>10.0f} {r['rate'] / local_rate:>8.2f}x {r['first'] * 1000:>10.0f}ms {req:>9} {mb:>11}"
             )
+        print(
+            f"get(i) p50 over s3: {get_p50 * 1000:.1f} ms; one bare ranged GET through the same proxy: "
+            f"{bare_p50 * 1000:.1f} ms ({get_p50 / bare_p50:.2f}x)"
+        )
         if args.mds_python:
             m = rows["MosaicML Streaming, shuffled first epoch (raw bytes)"]["rate"]
             q = rows["s3, quasi-random + span cache"]["rate"]

@@ -42,6 +42,9 @@ pub struct Dataset {
     /// what stays (the record list, the other threads' parts) is warm memory
     /// for the next.
     spare: Mutex<Batch<'static>>,
+    /// The options the files were opened with (for the stores of remote
+    /// files, where `write_index` puts sidecars).
+    options: OpenOptions,
 }
 
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
@@ -189,6 +192,7 @@ impl Dataset {
                 mixed,
                 decoder: KeptDecoder::default(),
                 spare: Mutex::new(Batch::new()),
+                options,
             })
         })
     }
@@ -562,7 +566,8 @@ impl Dataset {
                         recordwire::index::sidecar_path(Path::new(shard.name()))
                     }
                 };
-                let done = py.detach(|| write_index(shard, &target, format, spacing));
+                let done =
+                    py.detach(|| write_index(shard, &target, format, spacing, &self.options));
                 done.map_err(|e| to_py(&e))?;
                 written.push(target);
             }
@@ -592,6 +597,7 @@ fn write_index(
     target: &Path,
     format: IndexFormat,
     spacing: u64,
+    options: &OpenOptions,
 ) -> Result<(), recordwire::Error> {
     if let Some(gz) = shard.gz_source() {
         let index = GzIndex::build(
@@ -602,7 +608,11 @@ fn write_index(
             true,
         )
         .map_err(|e| e.with_file(shard.name()))?;
-        return index.write_native_file(target);
+        let mut out = Vec::new();
+        index.write_native(&mut out).map_err(|e| {
+            recordwire::Error::io(e).with_file(target.display().to_string().as_str())
+        })?;
+        return recordwire::io::write_whole(target, out, options);
     }
     let data = match shard.bytes() {
         Some(b) => b.clone(),
@@ -610,8 +620,7 @@ fn write_index(
     };
     let mut out = Vec::new();
     shard.index().write_as(format, &data, &mut out)?;
-    recordwire::encode::write_file_atomic(target, &out)
-        .map_err(|e| recordwire::Error::io(e).with_file(target.display().to_string().as_str()))
+    recordwire::io::write_whole(target, out, options)
 }
 
 impl Dataset {

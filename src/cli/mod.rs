@@ -172,19 +172,13 @@ pub(crate) fn next_or_fail<'s>(
     }
 }
 
-/// Writes the index file `bytes` at `out`: a local file written
-/// atomically, or (feature `remote`) an object put beside a remote one.
+/// Writes the index file `bytes` at `out` ([`crate::io::write_whole`]).
 pub(crate) fn write_index_file(
     out: &Path,
     bytes: Vec<u8>,
     options: &OpenOptions,
 ) -> Result<(), Error> {
-    #[cfg(feature = "remote")]
-    if crate::io::remote::is_remote(out) {
-        return crate::io::remote::put(&out.display().to_string(), bytes.into(), &options.storage);
-    }
-    let _ = options;
-    crate::io::write_atomically(out, &bytes)
+    crate::io::write_whole(out, bytes, options)
 }
 
 /// Prints an error as docs/FORMAT.md §8.2 shows it.

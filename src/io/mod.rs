@@ -26,6 +26,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::path::Path;
+
 use crate::frame::{detect, Basis, Detected, Framing, ReadOptions, TFRECORD_HEADER_LEN};
 use crate::names::OptionName;
 
@@ -48,6 +50,23 @@ pub use file::{RecordFile, STDIN_NAME};
 pub use hint::framing_hint;
 pub use source::{open_source, Source};
 pub use stream::StreamRecords;
+
+/// Writes `bytes` as the whole file at `path`: a local file written
+/// atomically (a temporary file beside it, synced, renamed), or with
+/// feature `remote` an object put at the URL with `options.storage` (one
+/// `PUT`: whole or not at all). What writes index files beside data.
+pub fn write_whole(path: &Path, bytes: Vec<u8>, options: &OpenOptions) -> Result<(), crate::Error> {
+    #[cfg(feature = "remote")]
+    if remote::is_remote(path) {
+        return remote::put(&path.display().to_string(), bytes.into(), &options.storage);
+    }
+    #[cfg(feature = "remote")]
+    if let Some(local) = remote::file_url_path(path) {
+        return write_atomically(&local, &bytes);
+    }
+    let _ = options;
+    write_atomically(path, &bytes)
+}
 
 /// The compression of a whole record file (TensorFlow's `compression_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

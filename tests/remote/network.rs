@@ -36,6 +36,28 @@ fn local_shard(bytes: &[u8]) -> (tempfile::TempDir, Shard) {
     (dir, shard)
 }
 
+/// `bytes` served at `/NAME/data.tfrecord` by an origin behind a counting
+/// proxy: the servers, the index cache's directory and the URL.
+struct Served {
+    origin: Origin,
+    proxy: Proxy,
+    cache: tempfile::TempDir,
+    url: String,
+}
+
+fn serve(name: &str, bytes: &[u8]) -> Served {
+    let origin = Origin::start();
+    origin.put(&format!("{name}/data.tfrecord"), bytes.to_vec());
+    let proxy = Proxy::start(origin.addr());
+    let url = format!("{}/{name}/data.tfrecord", proxy.base());
+    Served {
+        origin,
+        proxy,
+        cache: tempfile::tempdir().unwrap(),
+        url,
+    }
+}
+
 fn http_options(cache: &Path, more: &[(&str, &str)]) -> OpenOptions {
     let mut pairs = vec![
         ("allow_http".to_string(), "true".to_string()),
@@ -49,11 +71,12 @@ fn http_options(cache: &Path, more: &[(&str, &str)]) -> OpenOptions {
 fn a_get_is_one_request_once_the_index_is_loaded() {
     let bytes = records_file(20_000);
     let (_d, local) = local_shard(&bytes);
-    let origin = Origin::start();
-    origin.put("a/data.tfrecord", bytes.clone());
-    let proxy = Proxy::start(origin.addr());
-    let cache = tempfile::tempdir().unwrap();
-    let url = format!("{}/a/data.tfrecord", proxy.base());
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("a", &bytes);
     let shard = Shard::open(&url, &http_options(cache.path(), &[])).unwrap();
     proxy.reset();
     let ids: Vec<u64> = (0..50).map(|k| (k * 7919 + 13) % 20_000).collect();
@@ -74,11 +97,12 @@ fn a_get_is_one_request_once_the_index_is_loaded() {
 fn get_many_coalesces_neighbours_into_few_requests() {
     let bytes = records_file(20_000);
     let (_d, local) = local_shard(&bytes);
-    let origin = Origin::start();
-    origin.put("b/data.tfrecord", bytes.clone());
-    let proxy = Proxy::start(origin.addr());
-    let cache = tempfile::tempdir().unwrap();
-    let url = format!("{}/b/data.tfrecord", proxy.base());
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("b", &bytes);
     let remote = Dataset::open([&url], &http_options(cache.path(), &[])).unwrap();
     proxy.reset();
     // 2,000 ids in two runs far apart: two requests (gaps under 1 MiB).
@@ -100,11 +124,12 @@ fn a_quasi_random_epoch_with_a_span_cache_fetches_each_span_once() {
     let bytes = records_file(40_000);
     let data_len = bytes.len() as u64;
     let (_d, local) = local_shard(&bytes);
-    let origin = Origin::start();
-    origin.put("c/data.tfrecord", bytes.clone());
-    let proxy = Proxy::start(origin.addr());
-    let cache = tempfile::tempdir().unwrap();
-    let url = format!("{}/c/data.tfrecord", proxy.base());
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("c", &bytes);
     let span = 256u64 << 10;
     let options = http_options(
         cache.path(),
@@ -333,11 +358,12 @@ fn damaged_and_truncated_objects_give_the_local_files_errors() {
 fn with_coalescing_off_a_shuffled_batch_fetches_exactly_its_records() {
     let bytes = records_file(20_000);
     let (_d, local) = local_shard(&bytes);
-    let origin = Origin::start();
-    origin.put("g/data.tfrecord", bytes.clone());
-    let proxy = Proxy::start(origin.addr());
-    let cache = tempfile::tempdir().unwrap();
-    let url = format!("{}/g/data.tfrecord", proxy.base());
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("g", &bytes);
     let remote = Dataset::open(
         [&url],
         &http_options(cache.path(), &[("coalesce_gap", "0")]),
@@ -378,11 +404,12 @@ fn with_coalescing_off_a_shuffled_batch_fetches_exactly_its_records() {
 fn prefetched_spans_are_read_without_waiting_for_a_request() {
     let bytes = records_file(20_000);
     let (_d, local) = local_shard(&bytes);
-    let origin = Origin::start();
-    origin.put("h/data.tfrecord", bytes.clone());
-    let proxy = Proxy::start(origin.addr());
-    let cache = tempfile::tempdir().unwrap();
-    let url = format!("{}/h/data.tfrecord", proxy.base());
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("h", &bytes);
     let span = 128u64 << 10;
     let options = http_options(
         cache.path(),

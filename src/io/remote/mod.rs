@@ -482,44 +482,31 @@ fn make_store(key: &StoreKey) -> Result<Arc<dyn ObjectStore>, Error> {
         .map_err(|e| invalid(format!("not a URL of a store: {e}")))?;
     let (_, retry) = key.options.tuning()?;
     let unknown = |k: &str| invalid(format!("unknown storage option {:?} for this store", k));
+    // The same steps for each store's builder (their config key types differ).
+    macro_rules! build {
+        ($builder:expr) => {{
+            let mut b = $builder;
+            for (k, v) in key.options.store_pairs() {
+                b = b.with_config(k.parse().map_err(|_| unknown(k))?, v);
+            }
+            b.with_retry(retry)
+                .build()
+                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+        }};
+    }
+    let url_text = url.as_str();
     let built = match scheme {
         ObjectStoreScheme::AmazonS3 => {
-            let mut b = object_store::aws::AmazonS3Builder::from_env().with_url(url.as_str());
-            for (k, v) in key.options.store_pairs() {
-                b = b.with_config(k.parse().map_err(|_| unknown(k))?, v);
-            }
-            b.with_retry(retry)
-                .build()
-                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            build!(object_store::aws::AmazonS3Builder::from_env().with_url(url_text))
         }
         ObjectStoreScheme::GoogleCloudStorage => {
-            let mut b =
-                object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url.as_str());
-            for (k, v) in key.options.store_pairs() {
-                b = b.with_config(k.parse().map_err(|_| unknown(k))?, v);
-            }
-            b.with_retry(retry)
-                .build()
-                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            build!(object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url_text))
         }
         ObjectStoreScheme::MicrosoftAzure => {
-            let mut b =
-                object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url.as_str());
-            for (k, v) in key.options.store_pairs() {
-                b = b.with_config(k.parse().map_err(|_| unknown(k))?, v);
-            }
-            b.with_retry(retry)
-                .build()
-                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            build!(object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url_text))
         }
         ObjectStoreScheme::Http => {
-            let mut b = object_store::http::HttpBuilder::new().with_url(url.as_str());
-            for (k, v) in key.options.store_pairs() {
-                b = b.with_config(k.parse().map_err(|_| unknown(k))?, v);
-            }
-            b.with_retry(retry)
-                .build()
-                .map(|s| Arc::new(s) as Arc<dyn ObjectStore>)
+            build!(object_store::http::HttpBuilder::new().with_url(url_text))
         }
         other => {
             return Err(invalid(format!(
