@@ -23,10 +23,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _request(method: str, url: str, body: Optional[bytes] = None) -> int:
+def _request(method: str, url: str, body: Optional[bytes] = None, extra: Optional[Dict[str, str]] = None) -> int:
     # An explicit content type: urllib's default for a body (a form) makes
     # moto's server wait for form fields.
     headers = {"Content-Type": "application/octet-stream"} if body is not None else {}
+    headers.update(extra or {})
     req = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=30) as r:
@@ -76,8 +77,10 @@ class Moto:
         status = _request("PUT", f"{self.endpoint}/{name}")
         assert status == 200, f"create bucket {name}: {status}"
 
-    def put(self, bucket: str, key: str, data: bytes) -> None:
-        status = _request("PUT", f"{self.endpoint}/{bucket}/{key}", data)
+    def put(self, bucket: str, key: str, data: bytes, public: bool = False) -> None:
+        """Uploads ``data``; ``public``: readable without credentials."""
+        extra = {"x-amz-acl": "public-read"} if public else None
+        status = _request("PUT", f"{self.endpoint}/{bucket}/{key}", data, extra)
         assert status == 200, f"put {bucket}/{key}: {status}"
 
     def options(self, cache_dir: str) -> Dict[str, str]:
