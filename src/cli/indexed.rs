@@ -128,6 +128,9 @@ fn current_sidecar(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Opti
     let options = read.open_options(ErrorPolicy::Fail);
     match Shard::open_sidecar(path, &options) {
         Ok(shard) => shard.map(|s| s.len()),
+        // The data itself cannot be opened (a remote object that is not
+        // there): reading it says so, once.
+        Err(e) if e.file() == Some(path.display().to_string().as_str()) => None,
         Err(e) => {
             let _ = writeln!(
                 stderr,

@@ -199,3 +199,24 @@ fn index_writes_the_sidecar_beside_the_object_and_the_next_open_uses_it() {
         assert_eq!(shard.gz_index().is_some(), name.ends_with(".gz"));
     }
 }
+
+#[test]
+fn a_missing_object_is_one_line_naming_the_url_and_no_credential() {
+    let moto = Moto::get();
+    moto.bucket("cli-missing");
+    let cache = tempfile::tempdir().unwrap();
+    for command in ["count", "cat", "get", "inspect"] {
+        let mut args = vec![command.to_string(), "s3://cli-missing/nope.tfrecord".into()];
+        if command == "get" {
+            args.push("0".into());
+        }
+        args.extend(storage_args(&moto.base(), cache.path()));
+        let got = run(&args);
+        assert_ne!(got.code, 0, "{command}");
+        assert_eq!(
+            got.stderr, "error[io_error]: s3://cli-missing/nope.tfrecord: not found\n",
+            "{command}"
+        );
+        assert!(!got.stderr.contains("testing"));
+    }
+}
