@@ -8,7 +8,7 @@
 //! with ranged `GET`s through the [`object_store`] crate: a record is one
 //! request once the index is loaded ([`RemoteSource`]), several records are
 //! sorted, coalesced and fetched concurrently
-//! ([`ByteSource::read_ranges`](super::ByteSource::read_ranges)), and a whole
+//! ([`ByteSource::read_ranges`]), and a whole
 //! object is streamed with large requests and read-ahead ([`RemoteReader`]).
 //!
 //! Credentials and endpoints come from the environment, as `object_store`'s
