@@ -165,3 +165,25 @@ def _closed_port():
     from remote_servers import free_port
 
     return free_port()
+
+
+def test_write_index_puts_the_sidecar_beside_the_object(s3, bucket):
+    s3.bucket("indexed")
+    s3.put("indexed", "examples.tfrecord", (TESTDATA / "ref" / "examples.tfrecord").read_bytes())
+    url = "s3://indexed/examples.tfrecord"
+    ds = recordwire.Dataset(url, storage_options=bucket)
+    with pytest.raises(recordwire.NotFoundError):
+        recordwire.Dataset(url, index=url + ".rwindex", storage_options=bucket)
+    ds.write_index()
+    # The sidecar is an object now: named as the index, it opens the data.
+    again = recordwire.Dataset(url, index=url + ".rwindex", storage_options={**bucket, "cache_dir": "none"})
+    assert [bytes(again.raw(i)) for i in range(len(again))] == [bytes(ds.raw(i)) for i in range(len(ds))]
+
+
+def test_prefetch_then_read_with_a_span_cache(bucket):
+    options = {**bucket, "span_size": "4096", "span_cache": str(1 << 20)}
+    ds = recordwire.Dataset("s3://remote/examples.tfrecord", storage_options=options)
+    local = recordwire.Dataset(str(TESTDATA / "ref" / "examples.tfrecord"))
+    ids = ds.order(mode="quasi-random", page_size=4096, window=2, seed=3)
+    assert ds.prefetch(ids[:16]) is None
+    assert [bytes(r) for r in ds.get_many(ids, raw=True)] == [bytes(r) for r in local.get_many(ids, raw=True)]
