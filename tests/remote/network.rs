@@ -58,6 +58,17 @@ fn serve(name: &str, bytes: &[u8]) -> Served {
     }
 }
 
+/// Records `ids` of `remote` through `get_many`, as bytes, in `ids`' order.
+fn many(remote: &Dataset, ids: &[u64]) -> Vec<Vec<u8>> {
+    let mut got = vec![Vec::new(); ids.len()];
+    remote
+        .get_many(ids, &mut Scratch::new(), |k, r| {
+            got[k] = r.unwrap().data.to_vec()
+        })
+        .unwrap();
+    got
+}
+
 fn http_options(cache: &Path, more: &[(&str, &str)]) -> OpenOptions {
     let mut pairs = vec![
         ("allow_http".to_string(), "true".to_string()),
@@ -107,12 +118,7 @@ fn get_many_coalesces_neighbours_into_few_requests() {
     proxy.reset();
     // 2,000 ids in two runs far apart: two requests (gaps under 1 MiB).
     let ids: Vec<u64> = (1000..2000).chain(15_000..16_000).rev().collect();
-    let mut got = vec![Vec::new(); ids.len()];
-    remote
-        .get_many(&ids, &mut Scratch::new(), |k, r| {
-            got[k] = r.unwrap().data.to_vec()
-        })
-        .unwrap();
+    let got = many(&remote, &ids);
     for (k, &id) in ids.iter().enumerate() {
         assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
     }
@@ -254,12 +260,7 @@ fn faults_are_retried_and_the_records_are_exactly_the_local_ones() {
                 .unwrap();
             assert_eq!(got.data, local.get(id).unwrap().unwrap().data, "{faults:?}");
         }
-        let mut got = vec![Vec::new(); ids.len()];
-        remote
-            .get_many(&ids, &mut Scratch::new(), |k, r| {
-                got[k] = r.unwrap().data.to_vec()
-            })
-            .unwrap();
+        let got = many(&remote, &ids);
         for (k, &id) in ids.iter().enumerate() {
             assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
         }
@@ -378,12 +379,7 @@ fn with_coalescing_off_a_shuffled_batch_fetches_exactly_its_records() {
         .unwrap();
     let ids: Vec<u64> = order.epoch(0).iter().take(256).collect();
     proxy.reset();
-    let mut got = vec![Vec::new(); ids.len()];
-    remote
-        .get_many(&ids, &mut Scratch::new(), |k, r| {
-            got[k] = r.unwrap().data.to_vec()
-        })
-        .unwrap();
+    let got = many(&remote, &ids);
     let mut asked = 0;
     let mut requests = 0;
     for (k, &id) in ids.iter().enumerate() {
@@ -435,12 +431,7 @@ fn prefetched_spans_are_read_without_waiting_for_a_request() {
     assert_eq!(proxy.requests(), spans, "{:?}", proxy.log());
     std::thread::sleep(std::time::Duration::from_millis(200));
     remote.prefetch(&ids);
-    let mut got = vec![Vec::new(); ids.len()];
-    remote
-        .get_many(&ids, &mut Scratch::new(), |k, r| {
-            got[k] = r.unwrap().data.to_vec()
-        })
-        .unwrap();
+    let got = many(&remote, &ids);
     for (k, &id) in ids.iter().enumerate() {
         assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
     }

@@ -296,12 +296,8 @@ impl RemoteSource {
         }
         out.reserve(ranges.len());
         for r in ranges {
-            if let Some(bytes) = self.in_head(r) {
+            if let Some(bytes) = self.without_request(r) {
                 out.push(bytes);
-                continue;
-            }
-            if r.is_empty() {
-                out.push(Bytes::new());
                 continue;
             }
             let spans = spans_of(r);
@@ -404,6 +400,15 @@ impl RemoteSource {
     /// Bytes held by the span cache now.
     pub fn span_cache_bytes(&self) -> u64 {
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+
+    /// The bytes of `range` when no request is needed for them: empty, or
+    /// within what opening fetched.
+    fn without_request(&self, range: &Range<u64>) -> Option<Bytes> {
+        if range.is_empty() {
+            return Some(Bytes::new());
+        }
+        self.in_head(range)
     }
 
     /// Fetches `range` (within the object) in one request, waiting for it.
@@ -511,12 +516,8 @@ impl ByteSource for RemoteSource {
         out.reserve(ranges.len());
         let mut g = 0;
         for (i, r) in ranges.iter().enumerate() {
-            if let Some(bytes) = self.in_head(r) {
+            if let Some(bytes) = self.without_request(r) {
                 out.push(bytes);
-                continue;
-            }
-            if r.is_empty() {
-                out.push(Bytes::new());
                 continue;
             }
             while !groups[g].1.contains(&i) {
