@@ -86,7 +86,6 @@ pub(super) fn read_index_url(path: &Path, options: &OpenOptions) -> Result<Index
 /// passed over damage) and the object has an ETag to key it by. The cache
 /// is an optimisation: failing to write it is not an error.
 pub(super) fn remember(shard: &Shard, object: &RemoteSource, options: &StorageOptions) {
-    object.start_spans();
     let (Some(etag), Some(cache)) = (object.etag(), IndexCache::for_options(options)) else {
         return;
     };

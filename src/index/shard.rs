@@ -373,6 +373,8 @@ impl Shard {
         };
         #[cfg(feature = "remote")]
         if let Some(object) = remote {
+            // Open: reads may go through the span cache from now on.
+            object.start_spans();
             super::remote::remember(&shard, &object, &options.storage);
         }
         let _ = shard.advise(Access::Random);

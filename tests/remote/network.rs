@@ -69,6 +69,12 @@ fn many(remote: &Dataset, ids: &[u64]) -> Vec<Vec<u8>> {
     got
 }
 
+/// [`http_options`] with a span cache of `kept` spans of `span` bytes.
+fn span_options(cache: &Path, span: u64, kept: u64) -> OpenOptions {
+    let (size, limit) = (span.to_string(), (kept * span).to_string());
+    http_options(cache, &[("span_size", &size), ("span_cache", &limit)])
+}
+
 fn http_options(cache: &Path, more: &[(&str, &str)]) -> OpenOptions {
     let mut pairs = vec![
         ("allow_http".to_string(), "true".to_string()),
@@ -137,13 +143,7 @@ fn a_quasi_random_epoch_with_a_span_cache_fetches_each_span_once() {
         url,
     } = serve("c", &bytes);
     let span = 256u64 << 10;
-    let options = http_options(
-        cache.path(),
-        &[
-            ("span_size", &span.to_string()),
-            ("span_cache", &(8 * span).to_string()),
-        ],
-    );
+    let options = span_options(cache.path(), span, 8);
     let remote = Dataset::open([&url], &options).unwrap();
     let spec = OrderSpec {
         mode: Mode::QuasiRandom {
@@ -407,13 +407,7 @@ fn prefetched_spans_are_read_without_waiting_for_a_request() {
         url,
     } = serve("h", &bytes);
     let span = 128u64 << 10;
-    let options = http_options(
-        cache.path(),
-        &[
-            ("span_size", &span.to_string()),
-            ("span_cache", &(64 * span).to_string()),
-        ],
-    );
+    let options = span_options(cache.path(), span, 64);
     let remote = Dataset::open([&url], &options).unwrap();
     let ids: Vec<u64> = (5_000..5_500).collect();
     proxy.reset();

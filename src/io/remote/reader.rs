@@ -61,7 +61,7 @@ impl RemoteReader {
             // The first bytes came with opening: no request for them.
             let task = match self.source.in_head(&range) {
                 Some(bytes) => spawn(async move { Ok(bytes) }),
-                None => spawn(self.source.fetch_later(range)),
+                None => spawn(self.source.fetch(range)),
             };
             self.pending.push_back(task);
         }

@@ -215,7 +215,7 @@ impl RemoteSource {
     }
 
     /// Fetches `range` (within the object) in one request.
-    fn fetch(
+    pub(crate) fn fetch(
         &self,
         range: Range<u64>,
     ) -> impl std::future::Future<Output = Result<Bytes, Error>> + Send + 'static {
@@ -410,19 +410,6 @@ impl RemoteSource {
         }
         self.in_head(range)
     }
-
-    /// Fetches `range` (within the object) in one request, waiting for it.
-    pub(crate) fn fetch_now(&self, range: Range<u64>) -> Result<Bytes, Error> {
-        block_on(self.fetch(range))
-    }
-
-    /// A future that fetches `range` (for read-ahead).
-    pub(crate) fn fetch_later(
-        &self,
-        range: Range<u64>,
-    ) -> impl std::future::Future<Output = Result<Bytes, Error>> + Send + 'static {
-        self.fetch(range)
-    }
 }
 
 /// Whether `next` joins the request for `group`: its gap is at most `gap`
@@ -472,7 +459,7 @@ impl ByteSource for RemoteSource {
             self.read_spanned(std::slice::from_ref(&range), &mut out)?;
             return out.pop().ok_or_else(|| out_of_bounds(&range, self.len));
         }
-        self.fetch_now(range)
+        block_on(self.fetch(range))
     }
 
     fn read_ranges(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
