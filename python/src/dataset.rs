@@ -600,8 +600,10 @@ fn write_index(
     options: &OpenOptions,
 ) -> Result<(), recordwire::Error> {
     if let Some(gz) = shard.gz_source() {
+        let compressed = gz.compressed();
+        let data = compressed.read_range(0..compressed.len())?;
         let index = GzIndex::build(
-            gz.compressed(),
+            &data,
             gz.index().compression(),
             shard.framing(),
             spacing,

@@ -236,8 +236,7 @@ impl Inflate {
 
     /// The bit position the decoder is at: where the next call goes on (after
     /// [`Progress::End`], just after the stream; after an error, where the
-    /// failed call started). Only the tests ask.
-    #[cfg(test)]
+    /// failed call started).
     pub fn bit(&self) -> u64 {
         self.bit
     }
@@ -267,14 +266,35 @@ impl Inflate {
         out_limit: usize,
         stop_at_blocks: bool,
     ) -> Result<Progress, InflateError> {
+        self.run_window(input, 0, out, out_limit, stop_at_blocks)
+    }
+
+    /// [`run`](Inflate::run) over a window of the compressed input: `input`
+    /// holds its bytes from byte `base` on (a ranged read of a file that is
+    /// not in memory). Bit positions, in and out, stay those of the whole
+    /// input. The window must start at or before the decoder's position;
+    /// running past its end is [`InflateReason::Truncated`] at the window's
+    /// end, as for a truncated input (the caller, who knows where the input
+    /// really ends, tells the two apart).
+    pub fn run_window(
+        &mut self,
+        input: &[u8],
+        base: u64,
+        out: &mut Vec<u8>,
+        out_limit: usize,
+        stop_at_blocks: bool,
+    ) -> Result<Progress, InflateError> {
         match self.state {
             State::Failed(e) => return Err(e),
             State::Done => return Ok(Progress::End { bit: self.bit }),
             _ => {}
         }
-        let Some(mut bits) = Bits::new(input, self.bit) else {
+        let base_bit = base * 8;
+        let window_end = base_bit + input.len() as u64 * 8;
+        let start = self.bit.checked_sub(base_bit);
+        let Some(mut bits) = start.and_then(|bit| Bits::new(input, bit)) else {
             let e = InflateError {
-                bit: input.len() as u64 * 8,
+                bit: window_end,
                 reason: InflateReason::Truncated,
             };
             self.state = State::Failed(e);
@@ -289,13 +309,26 @@ impl Inflate {
         };
         match result {
             Ok(progress) => {
-                self.bit = bits.position();
-                if let Progress::End { .. } = progress {
-                    self.state = State::Done;
-                }
+                self.bit = base_bit + bits.position();
+                let progress = match progress {
+                    Progress::Block { bit } => Progress::Block {
+                        bit: base_bit + bit,
+                    },
+                    Progress::End { bit } => {
+                        self.state = State::Done;
+                        Progress::End {
+                            bit: base_bit + bit,
+                        }
+                    }
+                    Progress::Limit => Progress::Limit,
+                };
                 Ok(progress)
             }
             Err(e) => {
+                let e = InflateError {
+                    bit: base_bit + e.bit,
+                    ..e
+                };
                 self.state = State::Failed(e);
                 Err(e)
             }
@@ -365,7 +398,11 @@ impl Inflate {
                         return Ok(Progress::Limit);
                     }
                 }
-                State::Done => return Ok(Progress::End { bit: self.bit }),
+                State::Done => {
+                    return Ok(Progress::End {
+                        bit: bits.position(),
+                    })
+                }
                 State::Failed(e) => return Err(e),
             }
         }

@@ -41,12 +41,11 @@ mod container;
 mod huffman;
 mod inflate;
 
-#[cfg(test)]
-use container::ContainerReason;
 pub use container::{
     end_byte, gzip_header, gzip_trailer, zlib_header, zlib_trailer, Adler32, GZIP_TRAILER_LEN,
     ZLIB_TRAILER_LEN,
 };
+pub(crate) use container::{ContainerError, ContainerReason};
 pub use inflate::Inflate;
 
 /// The DEFLATE window: the farthest a back-reference reaches (32 KiB), so

@@ -122,7 +122,7 @@ pub(crate) fn of_source(
     );
     ranges.push(size - edge..size);
     let mut parts = Vec::with_capacity(ranges.len());
-    source.read_ranges(&ranges, &mut parts)?;
+    source.read_scattered(&ranges, &mut parts)?;
     let (head, tail) = (&parts[0], &parts[parts.len() - 1]);
     let mut h = Hasher::new(size, head, tail, end);
     for (k, &offset) in samples.iter().enumerate() {

@@ -150,12 +150,12 @@ impl Stored {
 
     /// The whole content in memory (read whole from a positioned-read file;
     /// a remote object streamed with large requests).
-    fn into_bytes(self) -> Result<Bytes, Error> {
+    fn whole(&self) -> Result<Bytes, Error> {
         match self {
             Stored::Memory(m) => Ok(m.bytes().clone()),
             Stored::File(f) => f.read_range(0..f.len()),
             #[cfg(feature = "remote")]
-            Stored::Remote(r) => crate::io::remote::read_whole(&r),
+            Stored::Remote(r) => crate::io::remote::read_whole(r),
         }
     }
 
@@ -867,7 +867,7 @@ impl Opened {
         resolved: &Resolved,
         read: ReadOptions,
     ) -> Result<Opened, Error> {
-        let data = stored.into_bytes()?;
+        let data = stored.whole()?;
         let built = GzIndex::build(
             &data,
             resolved.compression,
@@ -912,9 +912,18 @@ impl Opened {
         sidecar: Option<Result<IndexFile, Error>>,
         build: bool,
     ) -> Result<Option<Opened>, Error> {
-        let data = stored.into_bytes()?;
-        let open =
-            |f: IndexFile| GzIndex::open_native(f.bytes, &data).map_err(|e| e.with_file(f.name));
+        // An index opens against the stored file as it is (its fingerprint
+        // read with ranged reads when it is not in memory); only a build
+        // reads it whole, and then serves from what it read.
+        let open = |f: IndexFile| {
+            let source = stored.source();
+            match f.trusted {
+                true => GzIndex::open_native_trusted(f.bytes, source.len()),
+                false => GzIndex::open_native_source(f.bytes, source),
+            }
+            .map_err(|e| e.with_file(f.name))
+        };
+        let mut built_from = None;
         let (gz, origin) = match given {
             Some(ix) => (open(ix)?, IndexOrigin::Given),
             None => {
@@ -939,6 +948,7 @@ impl Opened {
                     Some(Err(e)) if !build => return Err(e),
                     _ if !build => return Ok(None),
                     other => {
+                        let data = stored.whole()?;
                         let built = GzIndex::build(
                             &data,
                             resolved.compression,
@@ -946,6 +956,7 @@ impl Opened {
                             DEFAULT_SPACING,
                             false,
                         )?;
+                        built_from = Some(data);
                         let rejected = other.and_then(Result::err);
                         (built, IndexOrigin::Built { rejected })
                     }
@@ -960,7 +971,11 @@ impl Opened {
             ));
         }
         let index = gz.records().clone();
-        let gz = Arc::new(GzSource::new(data, Arc::new(gz))?);
+        let gz = Arc::new(match built_from {
+            Some(data) => GzSource::new(data, Arc::new(gz))?,
+            // Checked as it was opened.
+            None => GzSource::checked(stored.into_source(), Arc::new(gz)),
+        });
         let source: Arc<dyn ByteSource> = Arc::clone(&gz) as Arc<dyn ByteSource>;
         Ok(Some(Opened {
             source,
@@ -1171,7 +1186,7 @@ fn load_index(
         let index = native_index(file, &*source, framing)?;
         return Ok((source, index));
     }
-    let data = stored.into_bytes()?;
+    let data = stored.whole()?;
     let index =
         Index::read_as(format, file.bytes, &data, framing).map_err(|e| e.with_file(file.name))?;
     Ok((Arc::new(MemorySource::new(data)), index))

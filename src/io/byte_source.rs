@@ -77,6 +77,16 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
         Ok(())
     }
 
+    /// The bytes of each of `ranges`, as [`read_ranges`](Self::read_ranges)
+    /// (sorted by start, appended in order), for a few small ranges spread
+    /// over the stream (the sampled bytes of a content fingerprint): a remote
+    /// source fetches them concurrently without joining distant neighbours
+    /// into requests that would carry mostly bytes nobody asked for. The
+    /// default is `read_ranges`.
+    fn read_scattered(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
+        self.read_ranges(ranges, out)
+    }
+
     /// How many ranges a reader of many records should hand to one
     /// [`read_ranges`](Self::read_ranges) call: few for a source that holds
     /// what it read until the call returns (an inflated span per record of a
@@ -108,6 +118,29 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
     /// A short description of where the bytes come from, for `Debug` and
     /// `inspect`: `mapped`, `read`, `pread`, `inflated`, …
     fn kind(&self) -> &'static str;
+}
+
+/// [`ByteSource::read_scattered`] for ranges in any order: read sorted by
+/// start (as the method asks), handed back in the order given.
+pub(crate) fn read_scattered_unsorted(
+    source: &dyn ByteSource,
+    ranges: &[Range<u64>],
+    out: &mut Vec<Bytes>,
+) -> Result<(), Error> {
+    if ranges.is_sorted_by_key(|r| r.start) {
+        return source.read_scattered(ranges, out);
+    }
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&k| ranges[k].start);
+    let sorted: Vec<Range<u64>> = order.iter().map(|&k| ranges[k].clone()).collect();
+    let mut got = Vec::with_capacity(ranges.len());
+    source.read_scattered(&sorted, &mut got)?;
+    let mut placed = vec![Bytes::new(); ranges.len()];
+    for (bytes, k) in got.into_iter().zip(order) {
+        placed[k] = bytes;
+    }
+    out.extend(placed);
+    Ok(())
 }
 
 /// An `io_error` for a range outside a source of `len` bytes.

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
-use recordwire::index::{Dataset, Scratch, Shard};
+use recordwire::index::{Dataset, IndexOrigin, Scratch, Shard};
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 use recordwire::order::{Mode, OrderSpec};
@@ -430,4 +430,108 @@ fn prefetched_spans_are_read_without_waiting_for_a_request() {
         assert_eq!(got[k], local.get(id).unwrap().unwrap().data.to_vec());
     }
     assert_eq!(proxy.requests(), spans, "{:?}", proxy.log());
+}
+
+/// `records_file(n)`'s records of incompressible-ish bytes, GZIP-compressed
+/// by the writer.
+fn gzip_records_file(n: u64) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.tfrecord.gz");
+    let options =
+        WriterOptions::new(Framing::TfRecord).with_compression(recordwire::io::Compression::Gzip);
+    let mut w = RecordWriter::create(&path, options).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..n {
+        let mut record = format!("record {i} ").into_bytes();
+        while record.len() < 400 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            record.push(b'a' + (x % 16) as u8);
+        }
+        w.write_record(&record).unwrap();
+    }
+    w.finish().unwrap();
+    std::fs::read(&path).unwrap()
+}
+
+#[test]
+fn a_compressed_object_with_a_cached_index_is_read_by_checkpoint_span() {
+    let bytes = gzip_records_file(40_000);
+    let size = bytes.len() as u64;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("local.tfrecord.gz");
+    std::fs::write(&path, &bytes).unwrap();
+    let local = Shard::open(&path, &OpenOptions::default()).unwrap();
+    let Served {
+        origin,
+        proxy,
+        cache,
+        url,
+    } = serve("gz", &bytes);
+    let url = format!("{url}.gz");
+    origin.put("gz/data.tfrecord.gz", bytes.clone());
+    let options = http_options(cache.path(), &[]);
+    // The first open builds the checkpoint index (one streaming pass, the
+    // only whole read) and keeps it in the cache.
+    let built = Shard::open(&url, &options).unwrap();
+    assert!(matches!(built.origin(), IndexOrigin::Built { .. }));
+    let points = built.gz_index().unwrap().checkpoints().len() as u64;
+    assert!(points >= 4, "{points} checkpoints");
+    proxy.reset();
+    let shard = Shard::open(&url, &options).unwrap();
+    assert!(
+        matches!(shard.origin(), IndexOrigin::Cached),
+        "{:?}",
+        shard.origin()
+    );
+    // Opening: the first 64 KiB, nothing more (the cached index is kept
+    // for this URL, size and ETag).
+    assert_eq!(proxy.requests(), 1, "{:?}", proxy.log());
+    proxy.reset();
+    // With the sidecar beside the object instead: its fingerprint's samples
+    // (the last 4 KiB and 16 bytes at each checkpoint) are fetched
+    // concurrently, not joined into requests of the bytes between them.
+    let mut sidecar = Vec::new();
+    shard
+        .gz_index()
+        .unwrap()
+        .write_native(&mut sidecar)
+        .unwrap();
+    origin.put("gz/data.tfrecord.gz.rwindex", sidecar);
+    let uncached = tempfile::tempdir().unwrap();
+    let beside = Shard::open(&url, &http_options(uncached.path(), &[])).unwrap();
+    assert!(
+        matches!(beside.origin(), IndexOrigin::Sidecar),
+        "{:?}",
+        beside.origin()
+    );
+    assert!(proxy.requests() <= 3 + points.min(65), "{:?}", proxy.log());
+    let opened = proxy.bytes();
+    let wanted = (64 << 10) + 4096 + 16 * points + beside.gz_index().unwrap().native_len() as u64;
+    assert!(opened <= wanted, "{opened} bytes to open, {wanted} wanted");
+    proxy.reset();
+    let widest = size.div_ceil(points - 1) * 3;
+    let ids: Vec<u64> = (0..40).map(|k| (k * 7919 + 13) % 40_000).collect();
+    for &id in &ids {
+        let before = proxy.bytes();
+        let got = shard.get(id).unwrap().unwrap();
+        assert_eq!(
+            got.data,
+            local.get(id).unwrap().unwrap().data,
+            "record {id}"
+        );
+        let fetched = proxy.bytes() - before;
+        assert!(
+            fetched <= widest,
+            "record {id}: {fetched} bytes fetched, a span is about {}",
+            size / points
+        );
+    }
+    assert!(proxy.requests() <= ids.len() as u64, "{:?}", proxy.log());
+    assert!(
+        proxy.bytes() < size,
+        "{} bytes fetched for 40 records of a {size}-byte object",
+        proxy.bytes()
+    );
 }

@@ -1,7 +1,10 @@
 //! Random access into a compressed file through its checkpoints.
 
 use super::{Checkpoint, GzIndex};
-use crate::deflate::{end_byte, gzip_header, Inflate, Progress, GZIP_TRAILER_LEN, WINDOW};
+use crate::deflate::{
+    end_byte, gzip_header, ContainerError, ContainerReason, Inflate, InflateReason, Progress,
+    GZIP_TRAILER_LEN, WINDOW,
+};
 use crate::error::{Error, ErrorKind};
 use crate::frame::{ReadOptions, Record};
 use crate::io::Compression;
@@ -20,11 +23,63 @@ pub(crate) struct Run {
     pub(crate) inflate: Option<Inflate>,
     /// Bytes inflated (windows not counted).
     pub(crate) inflated: u64,
+    /// The last [`GzIndex::run_to`] failed only because its window of the
+    /// compressed file ended too early (a wider one may succeed).
+    pub(crate) window_short: bool,
 }
 
 impl Run {
     pub(crate) fn end(&self) -> u64 {
         self.base + self.out.len() as u64
+    }
+}
+
+/// Compressed bytes an inflate runs over: the whole file, or a window of it
+/// (a ranged read of a file that is not in memory).
+#[derive(Clone, Copy)]
+pub(crate) struct Compressed<'a> {
+    /// The bytes from `base` on.
+    pub(crate) bytes: &'a [u8],
+    /// Where `bytes` start in the compressed file.
+    pub(crate) base: u64,
+    /// The compressed file's size.
+    pub(crate) size: u64,
+}
+
+impl<'a> Compressed<'a> {
+    /// The whole compressed file.
+    pub(crate) fn whole(data: &'a [u8]) -> Self {
+        Compressed {
+            bytes: data,
+            base: 0,
+            size: data.len() as u64,
+        }
+    }
+
+    /// Where the deflate data of the GZIP member whose header starts at byte
+    /// `at` begins (its header parsed and checked).
+    fn member_start(&self, at: u64) -> Result<u64, ContainerError> {
+        let shift = |e: ContainerError| ContainerError {
+            offset: e.offset + self.base,
+            ..e
+        };
+        let Some(rel) = at
+            .checked_sub(self.base)
+            .and_then(|r| usize::try_from(r).ok())
+        else {
+            return Err(ContainerError {
+                offset: at,
+                reason: ContainerReason::Truncated,
+            });
+        };
+        gzip_header(self.bytes, rel)
+            .map(|h| self.base + h.deflate_start as u64)
+            .map_err(shift)
+    }
+
+    /// Whether the window ends before the file does.
+    pub(crate) fn is_partial(&self) -> bool {
+        self.base + (self.bytes.len() as u64) < self.size
     }
 }
 
@@ -87,6 +142,21 @@ impl GzIndex {
         &self.points[k.saturating_sub(1)]
     }
 
+    /// Where the compressed bytes that decompressed output up to `end` needs
+    /// end: the byte of the first checkpoint at or past `end` (a block
+    /// boundary: all output before it comes from the bits before it), plus
+    /// room for the next block's header; the file's size when no checkpoint
+    /// lies there.
+    pub(crate) fn compressed_end_for(&self, end: u64) -> u64 {
+        /// Room past a checkpoint for the block header read on reaching it.
+        const HEADER_ROOM: u64 = 4 << 10;
+        let k = self.points.partition_point(|p| p.out < end);
+        match self.points.get(k) {
+            Some(p) => (p.bit.div_ceil(8) + HEADER_ROOM).min(self.compressed_size),
+            None => self.compressed_size,
+        }
+    }
+
     /// The decompressed offset of the first checkpoint after `at`, if any.
     pub(crate) fn next_point_after(&self, at: u64) -> Option<u64> {
         let k = self.points.partition_point(|p| p.out <= at);
@@ -131,12 +201,13 @@ impl GzIndex {
     /// lies past where the run is). `data` is the compressed file.
     pub(crate) fn run_to(
         &self,
-        data: &[u8],
+        data: Compressed<'_>,
         run: &mut Run,
         start: u64,
         end: u64,
         id: Option<u64>,
     ) -> Result<(), Error> {
+        run.window_short = false;
         while run.end() < end {
             // Output before the record is only history: keep its last
             // window, so that memory stays bounded however far the record
@@ -158,7 +229,7 @@ impl GzIndex {
             };
             let limit = usize::try_from(to - run.base).unwrap_or(usize::MAX);
             let before = run.out.len();
-            let progress = inflate.run(data, &mut run.out, limit, false);
+            let progress = inflate.run_window(data.bytes, data.base, &mut run.out, limit, false);
             run.inflated += run.out.len().saturating_sub(before) as u64;
             match progress {
                 Ok(Progress::Limit | Progress::Block { .. }) => {}
@@ -166,9 +237,9 @@ impl GzIndex {
                     // The next GZIP member, if any, continues the stream.
                     let after = end_byte(bit) + GZIP_TRAILER_LEN;
                     let next = match self.compression {
-                        Compression::Gzip if after < data.len() => Some(
-                            gzip_header(data, after)
-                                .map(|h| Inflate::at(h.deflate_start as u64 * 8))
+                        Compression::Gzip if (after as u64) < data.size => Some(
+                            data.member_start(after as u64)
+                                .map(|at| Inflate::at(at * 8))
                                 .map_err(|e| self.damaged(start, id, e)),
                         ),
                         _ => None,
@@ -177,6 +248,7 @@ impl GzIndex {
                         Some(Ok(next)) => *inflate = next,
                         Some(Err(e)) => {
                             run.inflate = None;
+                            run.window_short = data.is_partial();
                             return Err(e);
                         }
                         // The end of the last member (or of the ZLIB stream).
@@ -195,6 +267,7 @@ impl GzIndex {
                 Err(e) => {
                     run.inflate = None;
                     run.out.clear();
+                    run.window_short = e.reason == InflateReason::Truncated && data.is_partial();
                     return Err(self.damaged(start, id, e));
                 }
             }
@@ -233,7 +306,7 @@ impl GzIndex {
             run.out.drain(..keep_from);
             run.base += keep_from as u64;
         }
-        self.run_to(data, run, start, end, Some(id))
+        self.run_to(Compressed::whole(data), run, start, end, Some(id))
     }
 
     /// Record `id`, inflated from the nearest checkpoint at or before it into

@@ -28,6 +28,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::io::Write;
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -36,7 +37,7 @@ use bytes::Bytes;
 use super::{damaged, stale, Index};
 use crate::deflate::{Inflate, Progress};
 use crate::error::Error;
-use crate::io::Compression;
+use crate::io::{ByteSource, Compression};
 use crate::order::{Mode, Order, OrderError, OrderSpec};
 
 mod access;
@@ -174,24 +175,57 @@ impl PartialEq for GzIndex {
 
 impl Eq for GzIndex {}
 
-/// The content fingerprint of a compressed file (format above).
-fn fingerprint(data: &[u8], points: &[Checkpoint]) -> u32 {
-    const EDGE: usize = 4096;
-    let size = data.len();
-    let mut crc = crate::arch::crc32c(0, &(size as u64).to_le_bytes());
-    crc = crate::arch::crc32c(crc, &data[..size.min(EDGE)]);
-    crc = crate::arch::crc32c(crc, &data[size - size.min(EDGE)..]);
+/// The byte ranges of a compressed file of `size` bytes that its content
+/// fingerprint covers (format above), in the order they are hashed: the
+/// first and last 4 KiB, then 16 bytes at each sampled checkpoint.
+fn fingerprint_ranges(size: u64, points: &[Checkpoint]) -> Vec<Range<u64>> {
+    const EDGE: u64 = 4096;
     let step = points.len().div_ceil(64).max(1);
     let last = points.len().saturating_sub(1);
+    let mut ranges = vec![0..size.min(EDGE), size - size.min(EDGE)..size];
+    for (k, p) in points.iter().enumerate() {
+        if k % step == 0 || k == last {
+            let at = (p.bit / 8).min(size);
+            ranges.push(at..(at + 16).min(size));
+        }
+    }
+    ranges
+}
+
+/// The content fingerprint of a compressed file of `size` bytes from the
+/// bytes of its [`fingerprint_ranges`], given in that order.
+fn fingerprint_of<'a>(
+    size: u64,
+    points: &[Checkpoint],
+    mut parts: impl Iterator<Item = &'a [u8]>,
+) -> u32 {
+    let step = points.len().div_ceil(64).max(1);
+    let last = points.len().saturating_sub(1);
+    let mut crc = crate::arch::crc32c(0, &size.to_le_bytes());
+    for _edge in 0..2 {
+        crc = crate::arch::crc32c(crc, parts.next().unwrap_or_default());
+    }
     for (k, p) in points.iter().enumerate() {
         if k % step != 0 && k != last {
             continue;
         }
         crc = crate::arch::crc32c(crc, &p.bit.to_le_bytes());
-        let at = usize::try_from(p.bit / 8).unwrap_or(usize::MAX).min(size);
-        crc = crate::arch::crc32c(crc, &data[at..(at + 16).min(size)]);
+        crc = crate::arch::crc32c(crc, parts.next().unwrap_or_default());
     }
     crc
+}
+
+/// The content fingerprint of the compressed file `data` (format above).
+fn fingerprint(data: &[u8], points: &[Checkpoint]) -> u32 {
+    let size = data.len() as u64;
+    let ranges = fingerprint_ranges(size, points);
+    fingerprint_of(
+        size,
+        points,
+        ranges
+            .into_iter()
+            .map(|r| &data[r.start as usize..r.end as usize]),
+    )
 }
 
 impl GzIndex {
@@ -397,6 +431,33 @@ impl GzIndex {
     /// with every check listed above (`stale_index` when one fails, saying
     /// what differs).
     pub fn open_native(bytes: Bytes, data: &[u8]) -> Result<GzIndex, Error> {
+        let index = GzIndex::parse_native(bytes)?;
+        index.check_data(data)?;
+        Ok(index)
+    }
+
+    /// [`open_native`](Self::open_native) for a compressed file that is not
+    /// in memory: its size is the source's, and the bytes of the fingerprint
+    /// are read from it in one batch of small ranges (coalesced into about
+    /// one request for a remote object).
+    pub fn open_native_source(bytes: Bytes, data: &dyn ByteSource) -> Result<GzIndex, Error> {
+        let index = GzIndex::parse_native(bytes)?;
+        index.check_source(data)?;
+        Ok(index)
+    }
+
+    /// [`open_native`](Self::open_native) of an index kept for this very
+    /// object (the local cache's copy, keyed by URL, size and ETag): only its
+    /// size is checked against the data's, not its sampled bytes.
+    pub(crate) fn open_native_trusted(bytes: Bytes, size: u64) -> Result<GzIndex, Error> {
+        let index = GzIndex::parse_native(bytes)?;
+        index.check_size(size)?;
+        Ok(index)
+    }
+
+    /// The index file in `bytes`, parsed and checked in itself, not yet
+    /// against the data.
+    fn parse_native(bytes: Bytes) -> Result<GzIndex, Error> {
         let header = bytes.get(..GZ_HEADER_LEN).ok_or_else(|| {
             damaged(
                 0,
@@ -535,7 +596,6 @@ impl GzIndex {
             windows,
             records,
         };
-        index.check_data(data)?;
         Ok(index)
     }
 
@@ -552,7 +612,26 @@ impl GzIndex {
     /// Checks that `data` is the compressed file this index was built for:
     /// its size, then its fingerprint (`stale_index` otherwise).
     pub fn check_data(&self, data: &[u8]) -> Result<(), Error> {
-        let size = data.len() as u64;
+        self.check_size(data.len() as u64)?;
+        self.check_fingerprint(fingerprint(data, &self.points))
+    }
+
+    /// [`check_data`](Self::check_data) for a compressed file that is not in
+    /// memory: the sampled bytes are read from `data` in one batch.
+    pub fn check_source(&self, data: &dyn ByteSource) -> Result<(), Error> {
+        let size = data.len();
+        self.check_size(size)?;
+        let ranges = fingerprint_ranges(size, &self.points);
+        let mut parts = Vec::with_capacity(ranges.len());
+        crate::io::read_scattered_unsorted(data, &ranges, &mut parts)?;
+        self.check_fingerprint(fingerprint_of(
+            size,
+            &self.points,
+            parts.iter().map(|b| &b[..]),
+        ))
+    }
+
+    fn check_size(&self, size: u64) -> Result<(), Error> {
         if size != self.compressed_size {
             return Err(stale(
                 size.min(self.compressed_size),
@@ -568,7 +647,10 @@ impl GzIndex {
                 ),
             ));
         }
-        let now = fingerprint(data, &self.points);
+        Ok(())
+    }
+
+    fn check_fingerprint(&self, now: u32) -> Result<(), Error> {
         if now != self.fingerprint {
             return Err(stale(
                 0,

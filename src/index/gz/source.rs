@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
-use super::access::Run;
+use super::access::{Compressed, Run};
 use super::GzIndex;
 use crate::deflate::{Inflate, WINDOW};
 use crate::error::Error;
-use crate::io::ByteSource;
+use crate::io::{ByteSource, MemorySource};
 
 /// How far past the end of a range a read inflates at most, when the next
 /// checkpoint is farther (a spacing larger than this, or the last span).
@@ -55,7 +55,7 @@ struct Spans {
 /// keeps at most 8 spans itself. Reads from several threads are served at
 /// once (the lock is held only to look up and keep spans, not to inflate).
 pub struct GzSource {
-    data: Bytes,
+    data: Arc<dyn ByteSource>,
     index: Arc<GzIndex>,
     spans: Mutex<Spans>,
     restarts: AtomicU64,
@@ -66,6 +66,7 @@ impl std::fmt::Debug for GzSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GzSource")
             .field("compressed", &self.data.len())
+            .field("over", &self.data.kind())
             .field("decompressed", &self.index.decompressed_size())
             .field("checkpoints", &self.index.checkpoints().len())
             .finish_non_exhaustive()
@@ -77,14 +78,32 @@ impl GzSource {
     /// `index`, which must be its checkpoint index (`stale_index` when its
     /// size or fingerprint differs).
     pub fn new(data: Bytes, index: Arc<GzIndex>) -> Result<GzSource, Error> {
-        index.check_data(&data)?;
-        Ok(GzSource {
+        GzSource::over(Arc::new(MemorySource::new(data)), index)
+    }
+
+    /// The decompressed stream of the compressed file `data` reads, through
+    /// its checkpoint `index` (checked as by [`new`](Self::new), the sampled
+    /// bytes read in one batch). When `data` is not in memory (a remote
+    /// object, a file read with positioned reads), each inflate reads only
+    /// the compressed bytes it needs: from its checkpoint to the checkpoint
+    /// past the end of its output, one ranged read.
+    pub fn over(data: Arc<dyn ByteSource>, index: Arc<GzIndex>) -> Result<GzSource, Error> {
+        match data.in_memory() {
+            Some(bytes) => index.check_data(bytes)?,
+            None => index.check_source(&*data)?,
+        }
+        Ok(GzSource::checked(data, index))
+    }
+
+    /// [`over`](Self::over) for an index already checked against `data`.
+    pub(crate) fn checked(data: Arc<dyn ByteSource>, index: Arc<GzIndex>) -> GzSource {
+        GzSource {
             data,
             index,
             spans: Mutex::default(),
             restarts: AtomicU64::new(0),
             inflated: AtomicU64::new(0),
-        })
+        }
     }
 
     /// The checkpoint index.
@@ -92,8 +111,8 @@ impl GzSource {
         &self.index
     }
 
-    /// The compressed bytes.
-    pub fn compressed(&self) -> &Bytes {
+    /// The compressed file.
+    pub fn compressed(&self) -> &Arc<dyn ByteSource> {
         &self.data
     }
 
@@ -147,6 +166,7 @@ impl GzSource {
                 base: s.base + keep_from as u64,
                 inflate: Some(inflate),
                 inflated: 0,
+                window_short: false,
             })
         }))
     }
@@ -164,6 +184,50 @@ impl GzSource {
             }
         }
         spans.kept.push(span);
+    }
+}
+
+impl GzSource {
+    /// Inflates `run` up to decompressed `target` (see
+    /// [`GzIndex::run_to`]): over the whole compressed file when it is in
+    /// memory, else over one read of the compressed bytes from where the run
+    /// is to the checkpoint past `target`. Should that window prove too
+    /// short (a GZIP member header longer than the room left past the
+    /// checkpoint), the run starts again from its checkpoint with the rest
+    /// of the file.
+    fn inflate_to(&self, run: &mut Run, start: u64, target: u64) -> Result<(), Error> {
+        if let Some(all) = self.data.in_memory() {
+            return self
+                .index
+                .run_to(Compressed::whole(all), run, start, target, None);
+        }
+        let size = self.data.len();
+        let from = run.inflate.as_ref().map_or(size, |i| i.bit() / 8).min(size);
+        let to = self.index.compressed_end_for(target).max(from);
+        let result = self.run_window(run, from..to, start, target);
+        if !run.window_short {
+            return result;
+        }
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+        self.index.restart(start, None, run)?;
+        let from = (self.index.point_for(start).bit / 8).min(size);
+        self.run_window(run, from..size, start, target)
+    }
+
+    fn run_window(
+        &self,
+        run: &mut Run,
+        window: Range<u64>,
+        start: u64,
+        target: u64,
+    ) -> Result<(), Error> {
+        let bytes = self.data.read_range(window.clone())?;
+        let compressed = Compressed {
+            bytes: &bytes,
+            base: window.start,
+            size: self.data.len(),
+        };
+        self.index.run_to(compressed, run, start, target, None)
     }
 }
 
@@ -198,9 +262,7 @@ impl ByteSource for GzSource {
             .min(range.end.saturating_add(READ_AHEAD))
             .max(range.end)
             .min(len);
-        let result = self
-            .index
-            .run_to(&self.data, &mut run, range.start, target, None);
+        let result = self.inflate_to(&mut run, range.start, target);
         self.inflated.fetch_add(run.inflated, Ordering::Relaxed);
         result?;
         let Run {

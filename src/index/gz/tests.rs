@@ -3,6 +3,7 @@ use std::io::Write;
 use bytes::Bytes;
 use proptest::prelude::*;
 
+use super::access::{Compressed, Run};
 use super::*;
 use crate::encode::{RecordWriter, WriterOptions};
 use crate::frame::{file_of, Framing, ReadOptions};
@@ -547,4 +548,160 @@ fn memory_stays_bounded_however_far_a_record_lies_past_its_checkpoint() {
 
 fn access_step() -> usize {
     4 << 20
+}
+
+/// A compressed file that is not in memory (as a remote object or a file
+/// read with positioned reads is not): every range read is recorded.
+#[derive(Debug)]
+struct Ranged {
+    data: Bytes,
+    reads: std::sync::Mutex<Vec<std::ops::Range<u64>>>,
+}
+
+impl Ranged {
+    fn new(data: Bytes) -> Arc<Ranged> {
+        Arc::new(Ranged {
+            data,
+            reads: Default::default(),
+        })
+    }
+
+    fn take(&self) -> Vec<std::ops::Range<u64>> {
+        std::mem::take(&mut *self.reads.lock().unwrap())
+    }
+}
+
+impl ByteSource for Ranged {
+    fn len(&self) -> u64 {
+        self.data.len() as u64
+    }
+
+    fn read_range(&self, range: std::ops::Range<u64>) -> Result<Bytes, Error> {
+        self.reads.lock().unwrap().push(range.clone());
+        Ok(self.data.slice(range.start as usize..range.end as usize))
+    }
+
+    fn kind(&self) -> &'static str {
+        "ranged"
+    }
+}
+
+#[test]
+fn a_compressed_file_not_in_memory_is_read_one_checkpoint_span_at_a_time() {
+    let recs = records(12_000, 600, 8);
+    let plain = file_of(Framing::TfRecord, recs.iter().map(|r| &r[..]));
+    let third = plain.len() / 3;
+    let mut blocks = RecordWriter::new(
+        Vec::new(),
+        WriterOptions::new(Framing::TfRecord).with_gzip_blocks(64 * 1024),
+    );
+    for r in &recs {
+        blocks.write_record(r).unwrap();
+    }
+    let files = [
+        ("gzip", Compression::Gzip, gzip(&plain, 6)),
+        ("zlib", Compression::Zlib, zlib(&plain, 6)),
+        ("stored", Compression::Gzip, gzip(&plain, 0)),
+        (
+            "members",
+            Compression::Gzip,
+            multi_member(&plain, &[third + 5, 2 * third + 1]),
+        ),
+        ("blocks", Compression::Gzip, blocks.finish().unwrap()),
+    ];
+    for (what, compression, data) in files {
+        let data = Bytes::from(data);
+        let index = Arc::new(
+            GzIndex::build(&data, compression, Framing::TfRecord, 64 << 10, true).unwrap(),
+        );
+        let ranged = Ranged::new(data.clone());
+        let over = GzSource::over(
+            Arc::clone(&ranged) as Arc<dyn ByteSource>,
+            Arc::clone(&index),
+        )
+        .unwrap();
+        // Opening read only the fingerprint's samples.
+        let opened: u64 = ranged.take().iter().map(|r| r.end - r.start).sum();
+        assert!(
+            opened <= 2 * 4096 + 66 * 16,
+            "{what}: {opened} bytes to open"
+        );
+        // The most compressed bytes one read may need: the two spans a
+        // record may cross, and the room for the next block's header.
+        let bits: Vec<u64> = index.checkpoints().iter().map(|p| p.bit / 8).collect();
+        let widest = bits
+            .iter()
+            .chain([data.len() as u64].iter())
+            .collect::<Vec<_>>()
+            .windows(3)
+            .map(|w| w[2] - w[0])
+            .max()
+            .unwrap_or(data.len() as u64);
+        assert!(
+            widest + (4 << 10) < data.len() as u64 / 3,
+            "{what}: spans too wide to tell: {widest} of {}, {bits:?}",
+            data.len()
+        );
+        let offsets = index.records().offsets();
+        let n = recs.len() as u64;
+        // Scattered ids, and a run of neighbours (continuing kept spans).
+        let ids = (0..300).map(|k| (k * 7919 + 13) % n).chain(5000..5300);
+        for id in ids {
+            let frame = offsets[id as usize]..offsets[id as usize + 1];
+            let got = over.read_range(frame.clone()).unwrap();
+            let header = Framing::TfRecord.header_len();
+            assert_eq!(
+                &got[header..got.len() - 4],
+                &recs[id as usize][..],
+                "{what}: record {id}"
+            );
+            for r in ranged.take() {
+                assert!(
+                    r.end - r.start <= widest + (4 << 10) + 1,
+                    "{what}: record {id} read {r:?}, wider than two spans ({widest})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_window_that_ends_too_early_is_told_from_a_truncated_file() {
+    let recs = records(3000, 600, 9);
+    let plain = file_of(Framing::TfRecord, recs.iter().map(|r| &r[..]));
+    let data = Bytes::from(gzip(&plain, 6));
+    let index = GzIndex::build(&data, Compression::Gzip, Framing::TfRecord, 1 << 40, true).unwrap();
+    let half = data.len() / 2;
+    let end = plain.len() as u64;
+    // A window of the first half of a whole file: short, a wider one helps.
+    let mut run = Run::default();
+    index.restart(0, None, &mut run).unwrap();
+    let window = Compressed {
+        bytes: &data[..half],
+        base: 0,
+        size: data.len() as u64,
+    };
+    let e = index.run_to(window, &mut run, 0, end, None).unwrap_err();
+    assert_eq!(e.kind().name(), "compression_error");
+    assert!(run.window_short, "{e}");
+    // The same bytes as the whole of a truncated file: damage, not a window.
+    let mut run = Run::default();
+    index.restart(0, None, &mut run).unwrap();
+    let e = index
+        .run_to(Compressed::whole(&data[..half]), &mut run, 0, end, None)
+        .unwrap_err();
+    assert_eq!(e.kind().name(), "compression_error");
+    assert!(!run.window_short, "{e}");
+    // A window that starts past the first byte, to the end: the whole file's output.
+    let mut run = Run::default();
+    index.restart(0, None, &mut run).unwrap();
+    let from = index.checkpoints()[0].bit / 8;
+    let window = Compressed {
+        bytes: &data[from as usize..],
+        base: from,
+        size: data.len() as u64,
+    };
+    index.run_to(window, &mut run, 0, end, None).unwrap();
+    assert_eq!(run.base, 0);
+    assert_eq!(&run.out[..], &plain[..]);
 }

@@ -471,9 +471,47 @@ impl ByteSource for RemoteSource {
         if self.spanning.load(Ordering::Relaxed) {
             return self.read_spanned(ranges, out);
         }
-        // Groups of neighbours (sorted input; gaps up to `coalesce_gap`),
-        // each one request, unless the first request already brought it.
-        let gap = self.location.tuning.coalesce_gap;
+        self.read_grouped(ranges, self.location.tuning.coalesce_gap, out)
+    }
+
+    fn read_scattered(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
+        for r in ranges {
+            if r.start > r.end || r.end > self.len {
+                return Err(out_of_bounds(r, self.len).with_file(Arc::clone(&self.location.url)));
+            }
+        }
+        // Never whole spans, and neighbours joined only across small gaps.
+        let gap = self.location.tuning.coalesce_gap.min(SCATTERED_GAP);
+        self.read_grouped(ranges, gap, out)
+    }
+
+    fn ranges_per_read(&self) -> usize {
+        usize::MAX
+    }
+
+    fn prefetch(&self, ranges: &[Range<u64>]) {
+        self.prefetch_spans(ranges);
+    }
+
+    fn kind(&self) -> &'static str {
+        "remote"
+    }
+}
+
+/// The largest gap [`ByteSource::read_scattered`] joins two ranges across.
+const SCATTERED_GAP: u64 = 64 << 10;
+
+impl RemoteSource {
+    /// `ranges` (sorted, within the object) in groups of neighbours with
+    /// gaps up to `gap` and at most `request_size` each, one request per
+    /// group (none for what the first request already brought), fetched
+    /// concurrently.
+    fn read_grouped(
+        &self,
+        ranges: &[Range<u64>],
+        gap: u64,
+        out: &mut Vec<Bytes>,
+    ) -> Result<(), Error> {
         let max = self.location.tuning.request_size;
         let mut groups: Vec<(Range<u64>, Range<usize>)> = Vec::new();
         let mut k = 0;
@@ -514,17 +552,5 @@ impl ByteSource for RemoteSource {
             out.push(fetched[g].slice((r.start - base) as usize..(r.end - base) as usize));
         }
         Ok(())
-    }
-
-    fn ranges_per_read(&self) -> usize {
-        usize::MAX
-    }
-
-    fn prefetch(&self, ranges: &[Range<u64>]) {
-        self.prefetch_spans(ranges);
-    }
-
-    fn kind(&self) -> &'static str {
-        "remote"
     }
 }
