@@ -413,7 +413,7 @@ class Dataset(_Methods, _NativeDataset):
 
     def index(
         self, path: Optional[PathLike] = None, format: IndexFormat = "native", spacing: int = 1 << 20
-    ) -> List["pathlib.Path"]:
+    ) -> List[Union["pathlib.Path", str]]:
         """Deprecated: ``write_index`` (this name hid that it writes files)."""
         self._deprecated_index()
         return self.write_index(path, format=format, spacing=spacing)

@@ -530,7 +530,7 @@ impl Dataset {
     /// sidecar that opening uses), or to `path` for a one-file dataset, in
     /// `format` (`native`, `dali` or `lirs`); a compressed file gets its
     /// checkpoint index (native only), a checkpoint every `spacing` bytes of
-    /// output. Returns the paths written.
+    /// output. Returns what was written: `pathlib.Path`s, and URLs as `str`.
     #[pyo3(signature = (path=None, *, format="native", spacing=1048576))]
     fn write_index(
         &self,
@@ -538,7 +538,7 @@ impl Dataset {
         path: Option<PathBuf>,
         format: &str,
         spacing: u64,
-    ) -> PyResult<Vec<PathBuf>> {
+    ) -> PyResult<Vec<Py<PyAny>>> {
         guard(|| {
             let format: IndexFormat = parse_name("format", format)?;
             let shards = self.inner.shards();
@@ -569,7 +569,14 @@ impl Dataset {
                 let done =
                     py.detach(|| write_index(shard, &target, format, spacing, &self.options));
                 done.map_err(|e| to_py(&e))?;
-                written.push(target);
+                // A URL stays a string (a `pathlib.Path` would fold its `//`).
+                let item = match target.to_str() {
+                    Some(url) if recordwire::io::remote::is_remote(url) => {
+                        url.into_pyobject(py)?.into_any().unbind()
+                    }
+                    _ => target.into_pyobject(py)?.into_any().unbind(),
+                };
+                written.push(item);
             }
             Ok(written)
         })

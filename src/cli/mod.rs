@@ -103,6 +103,8 @@ where
     };
     let mut command = cli.command;
     #[cfg(feature = "remote")]
+    progress::observe_remote_fetches();
+    #[cfg(feature = "remote")]
     let expanded = inputs::expand_remote_globs(&mut command);
     #[cfg(not(feature = "remote"))]
     let expanded = Ok(());

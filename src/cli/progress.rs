@@ -73,9 +73,134 @@ impl Drop for Progress {
     }
 }
 
+/// Draws one bar, on a terminal, over the whole-object reads that opening
+/// remote shards makes to build their indexes (objects without a sidecar
+/// or a cached index): every command that opens them shows it.
+#[cfg(feature = "remote")]
+pub(super) fn observe_remote_fetches() {
+    if std::io::stderr().is_terminal() {
+        let bar = FetchBar::new(ProgressDrawTarget::stderr);
+        let observer = move |e: crate::io::remote::Fetch<'_>| bar.event(e);
+        crate::io::remote::observe_fetches(Some(std::sync::Arc::new(observer)));
+    }
+}
+
+/// The bar of [`observe_remote_fetches`]: the bytes of every read under
+/// way, shown once they add up to a large input and gone when the last
+/// read ends.
+#[cfg(feature = "remote")]
+struct FetchBar {
+    target: fn() -> ProgressDrawTarget,
+    state: std::sync::Mutex<Fetching>,
+}
+
+#[cfg(feature = "remote")]
+#[derive(Default)]
+struct Fetching {
+    bar: Option<ProgressBar>,
+    reads: usize,
+    len: u64,
+    done: u64,
+}
+
+#[cfg(feature = "remote")]
+impl FetchBar {
+    fn new(target: fn() -> ProgressDrawTarget) -> Self {
+        FetchBar {
+            target,
+            state: Default::default(),
+        }
+    }
+
+    fn event(&self, event: crate::io::remote::Fetch<'_>) {
+        use crate::io::remote::Fetch;
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match event {
+            Fetch::Started { len, .. } => {
+                s.reads += 1;
+                s.len += len;
+            }
+            Fetch::Read { n, .. } => s.done += n,
+            Fetch::Ended { unread, .. } => {
+                s.reads = s.reads.saturating_sub(1);
+                s.len = s.len.saturating_sub(unread);
+            }
+        }
+        if s.reads == 0 {
+            if let Some(bar) = s.bar.take() {
+                bar.finish_and_clear();
+            }
+            *s = Fetching::default();
+            return;
+        }
+        if s.bar.is_none() && s.len >= MIN_BYTES {
+            let bar = ProgressBar::with_draw_target(Some(s.len), (self.target)()).with_style(
+                ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar.set_message("fetching remote shards to index them");
+            s.bar = Some(bar);
+        }
+        if let Some(bar) = &s.bar {
+            bar.set_length(s.len);
+            bar.set_position(s.done);
+        }
+    }
+
+    /// The bar's position and length, if it is shown.
+    #[cfg(test)]
+    fn shown(&self) -> Option<(u64, Option<u64>)> {
+        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.bar.as_ref().map(|b| (b.position(), b.length()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "remote")]
+    #[test]
+    fn one_bar_over_the_remote_reads_of_opening_while_they_last() {
+        use crate::io::remote::Fetch;
+        let bar = FetchBar::new(ProgressDrawTarget::hidden);
+        let (a, b) = ("s3://b/a", "s3://b/b");
+        bar.event(Fetch::Started {
+            url: a,
+            len: 40 << 20,
+        });
+        bar.event(Fetch::Read { url: a, n: 8 << 20 });
+        assert_eq!(bar.shown(), None, "40 MiB: too little for a bar");
+        bar.event(Fetch::Started {
+            url: b,
+            len: 40 << 20,
+        });
+        assert_eq!(bar.shown(), Some((8 << 20, Some(80 << 20))));
+        bar.event(Fetch::Read {
+            url: a,
+            n: 32 << 20,
+        });
+        // The first read stops early (damage): what it left is not awaited.
+        bar.event(Fetch::Ended {
+            url: a,
+            unread: 20 << 20,
+        });
+        assert_eq!(bar.shown(), Some((40 << 20, Some(60 << 20))));
+        bar.event(Fetch::Read {
+            url: a,
+            n: 20 << 20,
+        });
+        bar.event(Fetch::Ended { url: b, unread: 0 });
+        assert_eq!(bar.shown(), None, "gone with the last read");
+        bar.event(Fetch::Started {
+            url: a,
+            len: 1 << 30,
+        });
+        assert_eq!(bar.shown(), Some((0, Some(1 << 30))), "a new bar from zero");
+    }
 
     #[test]
     fn a_bar_only_on_a_terminal_and_for_large_inputs() {

@@ -159,6 +159,21 @@ impl Stored {
         }
     }
 
+    /// What to read the whole file with in one pass, when the source's own
+    /// ranged reads are not the way (a remote object).
+    fn streamer(&self) -> Option<Streamer> {
+        match self {
+            #[cfg(feature = "remote")]
+            Stored::Remote(r) => {
+                let r = Arc::clone(r);
+                Some(Box::new(move || {
+                    Box::new(crate::io::remote::RemoteReader::observed(r)) as Box<dyn Read + Send>
+                }))
+            }
+            _ => None,
+        }
+    }
+
     fn into_source(self) -> Arc<dyn ByteSource> {
         match self {
             Stored::Memory(m) => Arc::new(m),
@@ -835,11 +850,11 @@ impl Opened {
         read: ReadOptions,
         prefix: &[u8],
     ) -> Result<Opened, Error> {
-        let mut source = stored.into_source();
-        if source.in_memory().is_none() {
-            let bytes = source.read_range(0..source.len())?;
-            source = Arc::new(MemorySource::new(bytes));
-        }
+        // Read whole (a remote object streamed, with read-ahead).
+        let source: Arc<dyn ByteSource> = match stored.source().in_memory() {
+            Some(_) => stored.into_source(),
+            None => Arc::new(MemorySource::new(stored.whole()?)),
+        };
         let Some(data) = source.in_memory() else {
             return Err(Error::io(std::io::Error::other(
                 "the data is not in memory",
@@ -1006,6 +1021,7 @@ impl Opened {
                 skipped: Vec::new(),
             }));
         }
+        let stream = stored.streamer();
         let source = stored.into_source();
         let _ = Access::Random.advise(&*source);
         let rejected = match sidecar {
@@ -1045,7 +1061,7 @@ impl Opened {
             _ if !build => return Ok(None),
             _ => {}
         }
-        let index = build_index(&*source, resolved)
+        let index = build_index(&*source, stream, resolved)
             .map_err(|e| explain_first_frame(e, prefix, resolved.framing, resolved.basis))?;
         Ok(Some(Opened {
             source,
@@ -1083,19 +1099,33 @@ fn inflate_until_damage(
 
 /// Builds the index of a plain stream: from memory, or streamed through
 /// positioned reads in 1 MiB steps.
-fn build_index(source: &dyn ByteSource, resolved: &Resolved) -> Result<Index, Error> {
+fn build_index(
+    source: &dyn ByteSource,
+    stream: Option<Streamer>,
+    resolved: &Resolved,
+) -> Result<Index, Error> {
     if let Some(bytes) = source.in_memory() {
         let _ = Access::Sequential.advise(source);
         return Index::build(bytes, resolved.framing, false);
     }
+    let reader: Box<dyn Read + Send + '_> = match stream {
+        Some(stream) => stream(),
+        None => Box::new(SourceReader { source, at: 0 }),
+    };
     Index::build_stream(
-        SourceReader { source, at: 0 },
+        reader,
         resolved.framing,
         Compression::None,
         resolved.basis,
         false,
     )
 }
+
+/// Makes the reader that a stored file is best read front to back with,
+/// when it is not the source's own ranged reads: a remote object's
+/// [`RemoteReader`](crate::io::remote::RemoteReader) (large requests, read
+/// ahead, progress reported).
+type Streamer = Box<dyn FnOnce() -> Box<dyn Read + Send>>;
 
 /// A source read in order, as `std::io::Read`.
 struct SourceReader<'s> {

@@ -535,3 +535,48 @@ fn a_compressed_object_with_a_cached_index_is_read_by_checkpoint_span() {
         proxy.bytes()
     );
 }
+
+#[test]
+fn building_an_index_streams_the_object_once_and_reports_its_progress() {
+    use recordwire::io::remote::{observe_fetches, Fetch};
+    use std::sync::{Arc, Mutex};
+    let bytes = records_file(20_000);
+    let size = bytes.len() as u64;
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("progress", &bytes);
+    // What is reported for this object (other tests' objects may report too).
+    let seen: Arc<Mutex<(u64, u64, Vec<u64>)>> = Arc::default();
+    let (record, mine) = (Arc::clone(&seen), url.clone());
+    observe_fetches(Some(Arc::new(move |e: Fetch<'_>| {
+        let mut s = record.lock().unwrap();
+        match e {
+            Fetch::Started { url, len } if url == mine => s.0 += len,
+            Fetch::Read { url, n } if url == mine => s.1 += n,
+            Fetch::Ended { url, unread } if url == mine => s.2.push(unread),
+            _ => {}
+        }
+    })));
+    let request = 512u64 << 10;
+    let options = http_options(cache.path(), &[("request_size", &request.to_string())]);
+    let shard = Shard::open(&url, &options).unwrap();
+    assert!(matches!(shard.origin(), IndexOrigin::Built { .. }));
+    assert_eq!(*seen.lock().unwrap(), (size, size, vec![0]));
+    // Large requests read ahead: about one per `request_size` (the first
+    // 64 KiB came with opening, the sidecar was looked for).
+    let requests = proxy.requests();
+    assert!(
+        requests <= size.div_ceil(request) + 3,
+        "{requests}: {:?}",
+        proxy.log()
+    );
+    // A second open uses the cached index: nothing streamed, nothing reported.
+    *seen.lock().unwrap() = Default::default();
+    let again = Shard::open(&url, &options).unwrap();
+    assert_eq!(again.origin(), &IndexOrigin::Cached);
+    assert_eq!(*seen.lock().unwrap(), (0, 0, vec![]));
+    observe_fetches(None);
+}

@@ -45,12 +45,59 @@ pub use cache::{cache_dir, IndexCache};
 pub use reader::RemoteReader;
 pub use source::{RemoteSource, RemoteStats};
 
+/// What a whole-object read made while opening (to build an index: the
+/// one streaming pass over an object without a sidecar or a cached index)
+/// reports to the observer set with [`observe_fetches`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fetch<'a> {
+    /// A read of `len` bytes of the object at `url` starts.
+    Started {
+        /// The object's URL.
+        url: &'a str,
+        /// The bytes it will read.
+        len: u64,
+    },
+    /// `n` more bytes of the object at `url` came.
+    Read {
+        /// The object's URL.
+        url: &'a str,
+        /// The bytes.
+        n: u64,
+    },
+    /// The read is over (done, failed or dropped), `unread` of its bytes
+    /// not read.
+    Ended {
+        /// The object's URL.
+        url: &'a str,
+        /// The bytes of `len` that were not read.
+        unread: u64,
+    },
+}
+
+/// A function told of whole-object reads ([`Fetch`]), from any thread.
+pub type FetchObserver = Arc<dyn Fn(Fetch<'_>) + Send + Sync>;
+
+static OBSERVER: std::sync::RwLock<Option<FetchObserver>> = std::sync::RwLock::new(None);
+
+/// Sets (or, with `None`, removes) the process's observer of the
+/// whole-object reads that opening makes to build an index: what
+/// `recordwire`'s progress bar for remote shards is drawn from. Streams the
+/// caller reads itself ([`RemoteReader::new`]) are not reported.
+pub fn observe_fetches(observer: Option<FetchObserver>) {
+    *OBSERVER.write().unwrap_or_else(|e| e.into_inner()) = observer;
+}
+
+/// The observer, if one is set.
+pub(crate) fn fetch_observer() -> Option<FetchObserver> {
+    OBSERVER.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// The whole object, streamed with large requests and read-ahead
-/// ([`RemoteReader`]).
+/// ([`RemoteReader`]), reported to the [`observe_fetches`] observer.
 pub fn read_whole(source: &Arc<RemoteSource>) -> Result<bytes::Bytes, Error> {
     use std::io::Read;
     let mut content = Vec::with_capacity(usize::try_from(source.len()).unwrap_or(0));
-    RemoteReader::new(Arc::clone(source))
+    RemoteReader::observed(Arc::clone(source))
         .read_to_end(&mut content)
         .map_err(|e| Error::io(e).with_file(Arc::clone(source.url_arc())))?;
     Ok(bytes::Bytes::from(content))

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::{block_on, spawn, RemoteSource};
+use super::{block_on, spawn, Fetch, FetchObserver, RemoteSource};
 use crate::error::Error;
 use crate::io::ByteSource;
 
@@ -21,6 +21,9 @@ pub struct RemoteReader {
     next: u64,
     pending: VecDeque<tokio::task::JoinHandle<Result<Bytes, Error>>>,
     current: Bytes,
+    /// Told of what is read ([`RemoteReader::observed`]), with the bytes
+    /// not yet handed out.
+    observer: Option<(FetchObserver, u64)>,
 }
 
 impl std::fmt::Debug for RemoteReader {
@@ -46,7 +49,24 @@ impl RemoteReader {
             source,
             pending: VecDeque::new(),
             current: Bytes::new(),
+            observer: None,
         }
+    }
+
+    /// A reader of the whole of `source` whose progress goes to the
+    /// observer set with [`observe_fetches`](super::observe_fetches), if
+    /// any: what opening reads an object with to build its index.
+    pub fn observed(source: Arc<RemoteSource>) -> RemoteReader {
+        let mut reader = RemoteReader::new(source);
+        if let Some(observer) = super::fetch_observer() {
+            let len = reader.source.len();
+            observer(Fetch::Started {
+                url: reader.source.url(),
+                len,
+            });
+            reader.observer = Some((observer, len));
+        }
+        reader
     }
 
     /// Starts requests until `readahead + 1` are in flight or the object
@@ -85,6 +105,13 @@ impl Read for RemoteReader {
         buf[..n].copy_from_slice(&self.current[..n]);
         let rest = self.current.split_off(n);
         self.current = rest;
+        if let Some((observer, unread)) = &mut self.observer {
+            *unread -= (n as u64).min(*unread);
+            observer(Fetch::Read {
+                url: self.source.url(),
+                n: n as u64,
+            });
+        }
         Ok(n)
     }
 }
@@ -93,6 +120,12 @@ impl Drop for RemoteReader {
     fn drop(&mut self) {
         for task in &self.pending {
             task.abort();
+        }
+        if let Some((observer, unread)) = self.observer.take() {
+            observer(Fetch::Ended {
+                url: self.source.url(),
+                unread,
+            });
         }
     }
 }
