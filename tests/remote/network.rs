@@ -580,3 +580,87 @@ fn building_an_index_streams_the_object_once_and_reports_its_progress() {
     assert_eq!(*seen.lock().unwrap(), (0, 0, vec![]));
     observe_fetches(None);
 }
+
+/// Bytes of span files under `cache`'s `spans/`.
+fn spans_on_disk(cache: &Path) -> u64 {
+    std::fs::read_dir(cache.join("spans"))
+        .map(|d| d.map(|e| e.unwrap().metadata().unwrap().len()).sum())
+        .unwrap_or(0)
+}
+
+/// Reads every record of `remote` in `ids`' order, in batches, and checks
+/// each against `local`.
+fn read_epoch(remote: &Dataset, local: &Shard, ids: &[u64]) {
+    for batch in ids.chunks(256) {
+        for (k, got) in many(remote, batch).into_iter().enumerate() {
+            assert_eq!(got, local.get(batch[k]).unwrap().unwrap().data.to_vec());
+        }
+    }
+}
+
+#[test]
+fn spans_kept_on_disk_serve_the_next_run_and_stay_within_their_limit() {
+    let bytes = records_file(40_000);
+    let data_len = bytes.len() as u64;
+    let (_d, local) = local_shard(&bytes);
+    let Served {
+        origin: _origin,
+        proxy,
+        cache,
+        url,
+    } = serve("disk", &bytes);
+    let span = 256u64 << 10;
+    let spans = data_len.div_ceil(span);
+    let on_disk = |limit: u64, dir: &Path| {
+        let (size, memory, disk) = (span.to_string(), (2 * span).to_string(), limit.to_string());
+        http_options(
+            dir,
+            &[
+                ("span_size", &size),
+                ("span_cache", &memory),
+                ("span_disk", &disk),
+            ],
+        )
+    };
+    let options = on_disk(2 * data_len, cache.path());
+    let remote = Dataset::open([&url], &options).unwrap();
+    let spec = OrderSpec {
+        mode: Mode::QuasiRandom {
+            page_size: span,
+            window: 2,
+        },
+        seed: 5,
+        ..OrderSpec::default()
+    };
+    let ids: Vec<u64> = remote.order(spec).unwrap().epoch(0).iter().collect();
+    proxy.reset();
+    read_epoch(&remote, &local, &ids);
+    assert!(proxy.requests() <= spans, "{:?}", proxy.log());
+    let kept = spans_on_disk(cache.path());
+    assert!(
+        kept >= data_len - (64 << 10) && kept <= 2 * data_len,
+        "{kept}"
+    );
+    // The next run (a new process, the same machine): the index from the
+    // index cache, every span from disk; only opening makes a request.
+    drop(remote);
+    proxy.reset();
+    let next = Dataset::open([&url], &options).unwrap();
+    read_epoch(&next, &local, &ids);
+    assert_eq!(proxy.requests(), 1, "{:?}", proxy.log());
+    // A limit of 4 spans: the directory stays within it, and reads go on.
+    let small = tempfile::tempdir().unwrap();
+    let limit = 4 * (span + (span / 16).min(64 << 10));
+    let bounded = Dataset::open([&url], &on_disk(limit, small.path())).unwrap();
+    read_epoch(&bounded, &local, &ids);
+    let held = spans_on_disk(small.path());
+    assert!(
+        held > 0 && held <= limit,
+        "{held} bytes kept, limit {limit}"
+    );
+    // A limit smaller than one span: nothing kept, everything still read.
+    let tiny = tempfile::tempdir().unwrap();
+    let none = Dataset::open([&url], &on_disk(span / 2, tiny.path())).unwrap();
+    read_epoch(&none, &local, &ids);
+    assert_eq!(spans_on_disk(tiny.path()), 0);
+}

@@ -175,6 +175,7 @@ fn scheme_of(s: &str) -> Option<&'static str> {
 /// | `cache_dir` | the local cache's directory (`none`: no cache) | [`cache_dir`] |
 /// | `span_size` | bytes per span when spans are cached (one request each) | 8 MiB |
 /// | `span_cache` | bytes of fetched spans kept in memory, least recently used out (0: none) | 0 |
+/// | `span_disk` | bytes of fetched spans kept on disk under `cache_dir`'s `spans/`, least recently used out, shared by the processes of the machine (0: none) | 0 |
 ///
 /// With `span_cache` set, every read fetches the whole `span_size`-aligned
 /// spans it falls in (one request each, fetched concurrently) and keeps them:
@@ -267,6 +268,7 @@ pub(crate) struct Tuning {
     pub(crate) readahead: usize,
     pub(crate) span_size: u64,
     pub(crate) span_cache: u64,
+    pub(crate) span_disk: u64,
 }
 
 impl Default for Tuning {
@@ -278,14 +280,16 @@ impl Default for Tuning {
             readahead: 4,
             span_size: 8 << 20,
             span_cache: 0,
+            span_disk: 0,
         }
     }
 }
 
-const OWN_KEYS: [&str; 9] = [
+const OWN_KEYS: [&str; 10] = [
     "cache_dir",
     "span_size",
     "span_cache",
+    "span_disk",
     "max_retries",
     "retry_timeout",
     "coalesce_gap",
@@ -345,6 +349,7 @@ impl StorageOptions {
                 "readahead" => tuning.readahead = parse_number(k, v)? as usize,
                 "span_size" => tuning.span_size = parse_number(k, v)?.max(4096),
                 "span_cache" => tuning.span_cache = parse_number(k, v)?,
+                "span_disk" => tuning.span_disk = parse_number(k, v)?,
                 _ => {}
             }
         }

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
 use object_store::{GetOptions, GetRange};
 
+use super::cache::SpanDisk;
 use super::{block_on, Location, StorageOptions};
 use crate::error::Error;
 use crate::io::{out_of_bounds, ByteSource};
@@ -71,6 +72,8 @@ pub struct RemoteSource {
     head: Bytes,
     stats: Arc<RemoteStats>,
     spans: Arc<Mutex<Spans>>,
+    /// The spans kept on disk (`span_disk`), if asked for.
+    disk: Option<Arc<SpanDisk>>,
     /// Whether reads go through the span cache: once the shard is open (the
     /// index's sampled checks read only what they need).
     spanning: AtomicBool,
@@ -180,6 +183,12 @@ impl RemoteSource {
         if head.len() as u64 != want {
             return Err(short(&location, 0, want, head.len()));
         }
+        let disk = SpanDisk::for_object(
+            &location.key.options,
+            &location.tuning,
+            &location.url,
+            meta.e_tag.as_deref(),
+        );
         Ok(RemoteSource {
             len: meta.size,
             etag: meta.e_tag,
@@ -187,6 +196,7 @@ impl RemoteSource {
             location,
             stats,
             spans: Arc::default(),
+            disk: disk.map(Arc::new),
             spanning: AtomicBool::new(false),
         })
     }
@@ -338,21 +348,50 @@ impl RemoteSource {
         use futures_util::FutureExt;
         let mut have = HashMap::with_capacity(wanted.len());
         let mut waits = Vec::new();
+        let limit = self.location.tuning.span_cache;
+        let mut missing: Vec<u64> = {
+            let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+            wanted
+                .iter()
+                .copied()
+                .filter(|&s| match spans.get(s) {
+                    Some(b) => {
+                        have.insert(s, b);
+                        false
+                    }
+                    None => true,
+                })
+                .collect()
+        };
+        // From disk (read without holding the lock).
+        if let Some(disk) = &self.disk {
+            missing.retain(|&s| {
+                let range = self.span_range(s);
+                match disk.get(s, range.end - range.start) {
+                    Some(b) => {
+                        let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+                        spans.put(s, b.clone(), limit);
+                        have.insert(s, b);
+                        false
+                    }
+                    None => true,
+                }
+            });
+        }
         let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
-        for &s in wanted {
-            if let Some(b) = spans.get(s) {
-                have.insert(s, b);
-                continue;
-            }
+        for s in missing {
             if let Some(f) = spans.pending.get(&s) {
                 waits.push((s, f.clone()));
                 continue;
             }
             let fetch = self.fetch(self.span_range(s));
             let cache = Arc::clone(&self.spans);
-            let limit = self.location.tuning.span_cache;
+            let disk = self.disk.clone();
             let f = async move {
                 let got = fetch.await;
+                if let (Ok(bytes), Some(disk)) = (&got, disk) {
+                    disk.put(s, bytes);
+                }
                 let mut spans = cache.lock().unwrap_or_else(|e| e.into_inner());
                 spans.pending.remove(&s);
                 if let Ok(bytes) = &got {
@@ -393,8 +432,14 @@ impl RemoteSource {
     /// From now on, reads go through the span cache when the `span_cache`
     /// storage option asks for one (called once the shard is open).
     pub(crate) fn start_spans(&self) {
-        let on = self.location.tuning.span_cache > 0;
+        let on = self.location.tuning.span_cache > 0 || self.disk.is_some();
         self.spanning.store(on, Ordering::Relaxed);
+    }
+
+    /// Bytes of span files in the disk cache's directory now (of every
+    /// object), when this object has one.
+    pub fn span_disk_bytes(&self) -> Option<u64> {
+        self.disk.as_ref().map(|d| d.held())
     }
 
     /// Bytes held by the span cache now.
