@@ -76,7 +76,8 @@ pub use arrow_array::RecordBatch;
 use arrow_array::{ArrayRef, FixedSizeListArray, LargeBinaryArray, LargeListArray, PrimitiveArray};
 use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 pub use arrow_schema::ArrowError;
-use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
+pub use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, Field, FieldRef, Schema};
 
 use crate::batch::{AlignedBuf, Batch, Column, DType, FeatureSpec, Form, Spec};
 
@@ -450,6 +451,9 @@ fn array(
         }
     }
 }
+
+mod records;
+pub use records::RecordEncoder;
 
 #[cfg(test)]
 mod tests;

@@ -2,12 +2,14 @@
 
 The native classes come from ``recordwire._native`` (built from the
 ``recordwire`` Rust crate); ``Dataset`` adds pickling, column types, orders
-and Arrow output. Adapters: ``recordwire.torch``, ``recordwire.grain`` (each
-imports its framework only when imported).
+and Arrow output; ``write_arrow`` writes Arrow tables as record files.
+Adapters: ``recordwire.torch``, ``recordwire.grain``, ``recordwire.ray``
+(each imports its framework only when imported).
 """
 
 from typing import Any, Literal, Mapping, Optional
 
+from recordwire._arrow_write import write_arrow
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
 from recordwire._dataset import Cursor, Dataset, GzDataset, Skipped, SkippedWarning, infer_spec
 from recordwire._native import (
@@ -61,4 +63,5 @@ __all__ = [
     "__version__",
     "infer_spec",
     "spec",
+    "write_arrow",
 ]

@@ -251,7 +251,8 @@ impl Dataset {
     /// inspect --spec` prints for the same files), and the inference's notes
     /// (features left out). Every record is validated as its payload first;
     /// a record that is not a valid message raises, as in `inspect`.
-    fn _infer_spec(&self, py: Python<'_>) -> PyResult<(Spec, Vec<String>)> {
+    #[pyo3(signature = (ids=None))]
+    fn _infer_spec(&self, py: Python<'_>, ids: Option<Vec<u64>>) -> PyResult<(Spec, Vec<String>)> {
         guard(|| {
             if self.mixed {
                 let e = self.inner.payload().err().map(|m| m.to_string());
@@ -264,7 +265,16 @@ impl Dataset {
                     self.inner.shards().first().map(|s| s.name()).unwrap_or_default()
                 )));
             }
-            let inferred = py.detach(|| self.infer(payload));
+            if let Some(bad) = ids
+                .as_ref()
+                .and_then(|ids| ids.iter().find(|&&i| i >= self.inner.len()))
+            {
+                return Err(pyo3::exceptions::PyIndexError::new_err(format!(
+                    "record {bad} of {}",
+                    self.inner.len()
+                )));
+            }
+            let inferred = py.detach(|| self.infer(payload, ids));
             let (spec, notes) = inferred.map_err(|e| to_py(&e))?;
             Ok((
                 Spec {
@@ -273,6 +283,17 @@ impl Dataset {
                 notes,
             ))
         })
+    }
+
+    /// Per file, in id order: its records and the bytes of its data
+    /// (decompressed), known from the indexes.
+    #[getter]
+    fn _lengths(&self) -> Vec<(u64, u64)> {
+        self.inner
+            .shards()
+            .iter()
+            .map(|s| (s.len(), s.data_len()))
+            .collect()
     }
 
     /// The files, in id order.
@@ -635,18 +656,26 @@ fn write_index(
 impl Dataset {
     /// Infers the spec of every record (read `payload`), in id order, read
     /// in chunks (each in file order: a compressed span inflated once).
+    /// The spec of the records `ids` (all, in id order, when `None`).
     fn infer(
         &self,
         payload: PayloadKind,
+        ids: Option<Vec<u64>>,
     ) -> Result<(recordwire::batch::Spec, Vec<String>), recordwire::Error> {
-        const CHUNK: u64 = 4096;
+        const CHUNK: usize = 4096;
         let options = recordwire::view::DecodeOptions::default();
         let mut inference = recordwire::batch::SpecInference::new(payload);
         let len = self.inner.len();
-        let mut start = 0;
-        while start < len {
-            let ids: Vec<u64> = (start..len.min(start + CHUNK)).collect();
-            for record in self.read_many(&ids)? {
+        let all: Vec<u64>;
+        let ids = match &ids {
+            Some(ids) => ids.as_slice(),
+            None => {
+                all = (0..len).collect();
+                all.as_slice()
+            }
+        };
+        for chunk in ids.chunks(CHUNK) {
+            for record in self.read_many(chunk)? {
                 let r = payload
                     .validate(&record.data, record.data_offset, options)
                     .and_then(|()| inference.add(&record.data, record.data_offset));
@@ -662,7 +691,6 @@ impl Dataset {
                     });
                 }
             }
-            start += CHUNK;
         }
         Ok(inference.finish())
     }

@@ -10,6 +10,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod arrow_writer;
 mod buffers;
 mod columns;
 mod dataset;
@@ -38,6 +39,16 @@ fn _io_error_for_test(py: Python<'_>, errno: i32, file: &str) -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // Named where they live (as the I/O classes are), so that pickling
+    // them by reference finds them: cloudpickle (Ray, DataLoader workers)
+    // pickles a class whose module it cannot import by value, and the copy
+    // is not `recordwire.Error` for `except` in the driver.
+    for class in [
+        py.get_type::<errors::Error>(),
+        py.get_type::<errors::PanicError>(),
+    ] {
+        class.setattr("__module__", "recordwire._native")?;
+    }
     m.add("Error", py.get_type::<errors::Error>())?;
     m.add("PanicError", py.get_type::<errors::PanicError>())?;
     m.add("IoError", errors::IoClass::Other.get(py)?)?;
@@ -52,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<writer::Writer>()?;
     m.add_class::<buffers::FileBytes>()?;
     m.add_class::<arrow::ArrowBatch>()?;
+    m.add_class::<arrow_writer::ArrowWriter>()?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_io_error_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

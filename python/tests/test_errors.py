@@ -131,3 +131,22 @@ def test_a_panic_becomes_recordwire_error():
     assert isinstance(info.value, Exception)
     assert info.value.kind == "panic"
     assert "boom" in str(info.value)
+
+
+def test_errors_pickle_by_reference_as_recordwire_classes():
+    # cloudpickle (Ray tasks, DataLoader workers) pickles by value a class
+    # whose module it cannot import: the copy would not be recordwire.Error.
+    cloudpickle = pytest.importorskip("cloudpickle", reason="ray[data] brings it; ./test.sh installs ray")
+
+    for cls in (recordwire.Error, recordwire.PanicError, recordwire.IoError):
+        assert cls.__module__ == "recordwire._native"
+    with pytest.raises(recordwire.Error) as info:
+        read_all(BAD / "tf_data_crc_mismatch.tfrecord")
+    back = cloudpickle.loads(cloudpickle.dumps(info.value))
+    assert type(back) is recordwire.Error
+    assert (back.kind, back.file, back.record, back.offset) == (
+        info.value.kind,
+        info.value.file,
+        info.value.record,
+        info.value.offset,
+    )

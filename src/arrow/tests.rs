@@ -348,3 +348,183 @@ fn an_owned_batch_maps_as_the_borrowing_one() {
         V::L(vec![V::B(b"t0.2".to_vec()), V::B(b"t1.2".to_vec())])
     );
 }
+
+/// Records whose every feature is set (so that decoding to Arrow and
+/// encoding back loses nothing): scalar, fixed shape, var_len of each kind.
+fn full_example(i: usize) -> Vec<u8> {
+    let n = i as i64;
+    let f: Features = [
+        ("label", Feature::Int64(vec![n - 2])),
+        (
+            "pos",
+            Feature::Float((0..6).map(|k| n as f32 + k as f32 / 8.0).collect()),
+        ),
+        (
+            "image",
+            Feature::Bytes(vec![format!("img-{i}").into_bytes()]),
+        ),
+        (
+            "tokens",
+            Feature::Int64((0..n % 4).map(|t| t * 1000 - 7).collect()),
+        ),
+        (
+            "words",
+            Feature::Bytes((0..i % 3).map(|k| vec![b'a' + k as u8; k + i]).collect()),
+        ),
+        (
+            "weights",
+            Feature::Float((0..i % 5).map(|k| k as f32 * 0.25).collect()),
+        ),
+    ]
+    .into_iter()
+    .collect();
+    Example::with_features(f).to_bytes().unwrap()
+}
+
+const FULL_SPEC: &str = r#"{"payload": "example", "features": {
+  "label": {"form": "fixed_len", "dtype": "int64", "shape": []},
+  "pos": {"form": "fixed_len", "dtype": "float32", "shape": [2, 3]},
+  "image": {"form": "fixed_len", "dtype": "bytes", "shape": []},
+  "tokens": {"form": "var_len", "dtype": "int64"},
+  "words": {"form": "var_len", "dtype": "bytes"},
+  "weights": {"form": "var_len", "dtype": "float32"}
+}}"#;
+
+#[test]
+fn rows_encode_back_to_the_records_they_were_decoded_from() {
+    let spec = Spec::from_json(FULL_SPEC.as_bytes()).unwrap();
+    let records: Vec<Vec<u8>> = (0..9).map(full_example).collect();
+    let payloads: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+    let mut batch = Batch::new();
+    decode(&payloads, &spec, &mut batch).unwrap();
+    let rb = record_batch(&spec, &mut batch).unwrap();
+    let mut encoder = RecordEncoder::new(rb.schema().as_ref(), false).unwrap();
+    let mut out = Vec::new();
+    for (r, record) in records.iter().enumerate() {
+        out.clear();
+        encoder.encode(&rb, r, &mut out).unwrap();
+        assert_eq!(&out, record, "row {r}");
+    }
+    // A slice of the batch (offsets into its arrays) encodes the same rows.
+    let tail = rb.slice(4, 5);
+    for r in 0..5 {
+        out.clear();
+        encoder.encode(&tail, r, &mut out).unwrap();
+        assert_eq!(out, records[4 + r], "row {} of the slice", r);
+    }
+}
+
+#[test]
+fn arrow_types_map_to_the_kinds_the_python_writer_gives_numpy_arrays() {
+    use arrow_array::builder::{ListBuilder, UInt8Builder};
+    use arrow_array::{
+        BooleanArray, FixedSizeBinaryArray, Float64Array, Int16Array, Int32Array, StringArray,
+        UInt64Array,
+    };
+    use std::sync::Arc;
+    let mut small = ListBuilder::new(UInt8Builder::new());
+    small.append_value([Some(1), Some(2)]);
+    small.append_null();
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        ("i16", Arc::new(Int16Array::from(vec![-3, 4]))),
+        ("i32", Arc::new(Int32Array::from(vec![7, -8]))),
+        ("u64", Arc::new(UInt64Array::from(vec![9, 10]))),
+        ("flag", Arc::new(BooleanArray::from(vec![true, false]))),
+        ("f64", Arc::new(Float64Array::from(vec![0.1, 2.5]))),
+        ("s", Arc::new(StringArray::from(vec!["x", "yz"]))),
+        (
+            "fixed",
+            Arc::new(FixedSizeBinaryArray::try_from_iter([b"ab", b"cd"].into_iter()).unwrap()),
+        ),
+        ("small", Arc::new(small.finish())),
+    ];
+    let rb = RecordBatch::try_from_iter(columns).unwrap();
+    let expect = |ofrecord: bool, row: usize| -> Vec<u8> {
+        let r = row as i64;
+        let mut f: Vec<(&str, Feature)> = vec![
+            (
+                "i16",
+                match ofrecord {
+                    true => Feature::Int32(vec![[-3, 4][row]]),
+                    false => Feature::Int64(vec![[-3, 4][row]]),
+                },
+            ),
+            (
+                "i32",
+                match ofrecord {
+                    true => Feature::Int32(vec![[7, -8][row]]),
+                    false => Feature::Int64(vec![[7, -8][row]]),
+                },
+            ),
+            ("u64", Feature::Int64(vec![9 + r])),
+            ("flag", Feature::Int64(vec![1 - r])),
+            (
+                "f64",
+                match ofrecord {
+                    true => Feature::Double(vec![[0.1, 2.5][row]]),
+                    false => Feature::Float(vec![[0.1f64, 2.5][row] as f32]),
+                },
+            ),
+            (
+                "s",
+                Feature::Bytes(vec![["x", "yz"][row].as_bytes().to_vec()]),
+            ),
+            ("fixed", Feature::Bytes(vec![[b"ab", b"cd"][row].to_vec()])),
+        ];
+        // A null row leaves its feature out.
+        if row == 0 {
+            f.push(("small", Feature::Int64(vec![1, 2])));
+        }
+        let features: Features = f.into_iter().collect();
+        match ofrecord {
+            true => OfRecord::with_features(features).to_bytes().unwrap(),
+            false => Example::with_features(features).to_bytes().unwrap(),
+        }
+    };
+    for ofrecord in [false, true] {
+        let mut encoder = RecordEncoder::new(rb.schema().as_ref(), ofrecord).unwrap();
+        for row in 0..2 {
+            let mut out = Vec::new();
+            encoder.encode(&rb, row, &mut out).unwrap();
+            assert_eq!(out, expect(ofrecord, row), "ofrecord {ofrecord}, row {row}");
+        }
+    }
+}
+
+#[test]
+fn columns_without_a_feature_form_are_errors_that_name_them() {
+    use arrow_array::builder::{Int64Builder, ListBuilder};
+    use arrow_array::{Date32Array, Int64Array, UInt64Array};
+    use std::sync::Arc;
+    let ok: ArrayRef = Arc::new(Int64Array::from(vec![1]));
+    let date: ArrayRef = Arc::new(Date32Array::from(vec![1]));
+    let rb = RecordBatch::try_from_iter([("ok", ok), ("when", date)]).unwrap();
+    let e = RecordEncoder::new(rb.schema().as_ref(), false).unwrap_err();
+    assert!(e.to_string().contains("\"when\""), "{e}");
+    assert!(e.to_string().contains("Date32"), "{e}");
+    // A null inside a list, and a UInt64 beyond int64: the column and row.
+    let mut lists = ListBuilder::new(Int64Builder::new());
+    lists.append_value([Some(1)]);
+    lists.append_value([Some(2), None]);
+    let big: ArrayRef = Arc::new(UInt64Array::from(vec![1, u64::MAX]));
+    let lists: ArrayRef = Arc::new(lists.finish());
+    let rb = RecordBatch::try_from_iter([("l", lists), ("big", big)]).unwrap();
+    let mut encoder = RecordEncoder::new(rb.schema().as_ref(), false).unwrap();
+    let mut out = Vec::new();
+    encoder.encode(&rb, 0, &mut out).unwrap();
+    let e = encoder.encode(&rb, 1, &mut out).unwrap_err().to_string();
+    assert!(
+        e.contains("column \"l\", row 1") && e.contains("null"),
+        "{e}"
+    );
+    let only_big = rb.project(&[1]).unwrap();
+    let mut encoder = RecordEncoder::new(only_big.schema().as_ref(), false).unwrap();
+    let e = encoder
+        .encode(&only_big, 1, &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("column \"big\", row 1") && e.contains("exceeds int64"),
+        "{e}"
+    );
+}

@@ -164,6 +164,15 @@ pub enum Command {
     /// nothing is left at OUT: the output is written under a temporary name
     /// and renamed at the end.
     Export(ExportCommand),
+    /// Write the rows of a Parquet file as a record file: the reverse of
+    /// `export`.
+    ///
+    /// One record per row, one feature per column in column order: ints ->
+    /// int64_list, floats -> float_list, binary and strings -> bytes_list,
+    /// lists (and fixed-size lists, nested) of those -> the flattened list;
+    /// a null row leaves its feature out. Any other type is an error naming
+    /// the column. The output is written under a temporary name and renamed.
+    Import(ImportCommand),
     /// Measure read throughput and random-access latency percentiles on this machine.
     #[command(after_long_help = super::bench::HELP)]
     Bench(BenchCommand),
@@ -283,6 +292,30 @@ pub struct PackCommand {
     /// member. Sets the output compression to gzip.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub gzip_blocks: Option<u64>,
+}
+
+/// The arguments of `import`.
+#[derive(Debug, Args)]
+pub struct ImportCommand {
+    /// Parquet file to read.
+    pub input: PathBuf,
+    /// Record file to write (`-` for stdout).
+    pub output: PathBuf,
+    /// Payload of the records: example (tf.Example, TFRecord framing) or
+    /// ofrecord (OFRecord framing; Int8-32 columns -> int32_list, Float64
+    /// -> double_list). Default: ofrecord when the output's name says
+    /// OFRecord, else example.
+    #[arg(long, value_parser = named::<PayloadKind>())]
+    pub payload: Option<PayloadKind>,
+    /// Compression of the output (default: from the file name, `.gz` or `.zlib`/`.zz`, else none).
+    #[arg(long, value_parser = named::<Compression>())]
+    pub compression: Option<Compression>,
+    /// Block-compressed GZIP output, a member every N bytes or so (as `pack`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub gzip_blocks: Option<u64>,
+    /// Rows read from the Parquet file at once.
+    #[arg(long, value_name = "N", default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=(1 << 24)))]
+    pub batch_size: u64,
 }
 
 /// The arguments of `convert`.

@@ -28,7 +28,7 @@ pub(super) fn pass_over_index_files(
         Command::Get(c) => keep_get_files(c, stderr),
         Command::Bench(c) => refuse_index(&c.file),
         Command::Convert(c) => refuse_index(&c.input),
-        Command::Decode(_) | Command::Encode(_) | Command::Pack(_) => Ok(()),
+        Command::Decode(_) | Command::Encode(_) | Command::Pack(_) | Command::Import(_) => Ok(()),
     }
 }
 

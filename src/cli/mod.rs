@@ -14,6 +14,7 @@ mod dump;
 mod export;
 mod filter;
 mod gz;
+mod import;
 mod indexed;
 mod indexing;
 mod inputs;
@@ -31,8 +32,9 @@ use clap::Parser;
 
 pub use args::{
     BenchCommand, CatArgs, CatCommand, Cli, Command, ConvertCommand, CountCommand, DecodeCommand,
-    DumpCommand, EncodeCommand, ExportCommand, ExportFormat, GetCommand, IndexCommand,
-    InspectCommand, OrderCommand, PackCommand, ReadArgs, SpecFormat, VerifyCommand, WriteArgs,
+    DumpCommand, EncodeCommand, ExportCommand, ExportFormat, GetCommand, ImportCommand,
+    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SpecFormat, VerifyCommand,
+    WriteArgs,
 };
 
 use crate::error::Error;
@@ -146,6 +148,7 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Pack(c) => write::pack(c, stdout, stderr),
         Command::Convert(c) => write::convert(&c, stdout, stderr),
         Command::Export(c) => export::run(&c, stderr),
+        Command::Import(c) => import::run(&c, stdout, stderr),
         Command::Bench(c) => bench::run(&c, stdout, stderr),
     }
 }

@@ -21,7 +21,7 @@ use crate::view::{DecodeOptions, ExampleRef, FeaturesRef, OfRecordRef, PayloadKi
 
 /// A problem with the input that is not a record-file error: printed as
 /// `error[kind]: file: line N: message`, exit 1.
-fn input_error(
+pub(super) fn input_error(
     stderr: &mut dyn Write,
     kind: &str,
     file: &str,
@@ -40,7 +40,7 @@ fn input_error(
 }
 
 /// `--gzip-blocks N`: block-compressed GZIP output.
-fn with_blocks(options: WriterOptions, blocks: Option<u64>) -> WriterOptions {
+pub(super) fn with_blocks(options: WriterOptions, blocks: Option<u64>) -> WriterOptions {
     match blocks {
         Some(n) => options.with_gzip_blocks(n),
         None => options,
@@ -51,7 +51,7 @@ fn with_blocks(options: WriterOptions, blocks: Option<u64>) -> WriterOptions {
 /// ([`encode::output_framing`](crate::encode::output_framing), the rule
 /// Python's `Writer` follows too): a contradiction between a named payload
 /// and the name is a usage error telling to name `option`.
-fn output_framing(
+pub(super) fn output_framing(
     named: Option<Framing>,
     payload: Option<PayloadKind>,
     output: &Path,
@@ -63,13 +63,13 @@ fn output_framing(
 }
 
 /// The output of a writing command: a file replaced atomically, or stdout.
-enum Output<'o> {
+pub(super) enum Output<'o> {
     File(RecordWriter<File>),
     Stdout(RecordWriter<&'o mut dyn Write>),
 }
 
 impl<'o> Output<'o> {
-    fn open(
+    pub(super) fn open(
         path: &Path,
         options: WriterOptions,
         stdout: &'o mut dyn Write,
@@ -88,7 +88,7 @@ impl<'o> Output<'o> {
         }
     }
 
-    fn write(&mut self, data: &[u8]) -> io::Result<()> {
+    pub(super) fn write(&mut self, data: &[u8]) -> io::Result<()> {
         match self {
             Output::File(w) => w.write_record(data),
             Output::Stdout(w) => w.write_record(data),
@@ -96,7 +96,7 @@ impl<'o> Output<'o> {
     }
 
     /// Finishes the file; returns the number of records and of pad frames.
-    fn finish(self) -> io::Result<(u64, u64)> {
+    pub(super) fn finish(self) -> io::Result<(u64, u64)> {
         match self {
             Output::File(w) => {
                 let n = (w.records(), w.pads().0);
@@ -110,7 +110,7 @@ impl<'o> Output<'o> {
     }
 }
 
-fn write_failure(path: &Path, e: io::Error) -> Failure {
+pub(super) fn write_failure(path: &Path, e: io::Error) -> Failure {
     if e.kind() == io::ErrorKind::BrokenPipe {
         return Failure::Closed;
     }

@@ -362,7 +362,7 @@ pub fn put_entry_header<B: BufMut>(out: &mut B, name: &[u8], value_len: usize) {
 
 /// Length of a map entry with both key and value written.
 #[inline]
-fn entry_len(key_len: usize, value_len: usize) -> usize {
+pub(crate) fn entry_len(key_len: usize, value_len: usize) -> usize {
     len_field_len(1, key_len) + len_field_len(2, value_len)
 }
 

@@ -56,6 +56,11 @@ fn cases(scratch: &std::path::Path) -> Vec<(&'static str, Vec<Case>)> {
         bad_message.to_str().expect("UTF-8").to_owned(),
         out.to_str().expect("UTF-8").to_owned(),
     );
+    let import_out = scratch
+        .join("imported.tfrecord")
+        .to_str()
+        .expect("UTF-8")
+        .to_owned();
     let common = |command: &'static str, mut more: Vec<Case>| {
         more.push(case(&[command, "--no-such-option"], 2, "usage_error"));
         (command, more)
@@ -186,6 +191,24 @@ fn cases(scratch: &std::path::Path) -> Vec<(&'static str, Vec<Case>)> {
                 ),
                 case(
                     &["export", "--spec", "auto", SMALL, &scratch_dir],
+                    2,
+                    "usage_error",
+                ),
+            ],
+        ),
+        common(
+            "import",
+            vec![
+                case(&["import", MISSING, &import_out], 2, "io_error"),
+                case(&["import", SMALL, &import_out], 1, "parquet_error"),
+                case(
+                    &[
+                        "import",
+                        "--payload",
+                        "sequence_example",
+                        SMALL,
+                        &import_out,
+                    ],
                     2,
                     "usage_error",
                 ),

@@ -17,6 +17,7 @@ mod error_paths;
 mod export;
 mod golden;
 mod gz_index;
+mod import;
 mod index_sidecars;
 mod inspect_spec;
 mod inspect_summary;
