@@ -33,8 +33,20 @@ python -m mypy python/recordwire --ignore-missing-imports
 # no allowlist: every difference is fixed, not excused.
 python -m mypy.stubtest recordwire._native
 # -rs lists skips; a skipped test fails the run (every tool is installed here).
-python -m pytest -rs -p no:cacheprovider python/tests "$@" | tee "${TMPDIR:-/tmp}/recordwire-pytest.log"
-if grep -qE '^SKIPPED' "${TMPDIR:-/tmp}/recordwire-pytest.log"; then
+log="${TMPDIR:-/tmp}/recordwire-pytest.log"
+python -m pytest -rs -p no:cacheprovider python/tests --ignore=python/tests/test_ray.py "$@" | tee "$log"
+# The two-node Ray cluster tests in a process of their own: the driver's
+# gRPC threads outlive ray.shutdown(), and a DataLoader worker fork()ed from
+# that process afterwards (test_torch's fork cases) now and then crashed.
+# Exit status 5: an argument such as -k selected none of them.
+set +e
+python -m pytest -rs -p no:cacheprovider python/tests/test_ray.py "$@" | tee -a "$log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ] && [ "$status" -ne 5 ]; then
+    exit "$status"
+fi
+if grep -qE '^SKIPPED' "$log"; then
     echo "pytest skipped tests (above): every tool is installed by this script, so none may be skipped" >&2
     exit 1
 fi

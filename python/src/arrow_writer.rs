@@ -15,7 +15,7 @@ use bytes::Bytes;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use recordwire::arrow::{RecordEncoder, SchemaRef};
-use recordwire::encode::{output_compression, RecordWriter, WriterOptions};
+use recordwire::encode::RecordWriter;
 use recordwire::frame::Framing;
 use recordwire::index::{sidecar_path, GzIndex, Index, DEFAULT_SPACING};
 use recordwire::io::remote::StorageOptions;
@@ -70,28 +70,8 @@ impl ArrowWriter {
                     )))
                 }
             };
-            let compression: Option<Compression> = compression
-                .map(str::parse)
-                .transpose()
-                .map_err(|e| PyValueError::new_err(format!("compression: {e}")))?;
-            if compression == Some(Compression::Auto) {
-                return Err(PyValueError::new_err(
-                    "compression: none, gzip or zlib (auto is for reading)",
-                ));
-            }
-            let compression = match (gzip_blocks, output_compression(compression, &path)) {
-                (Some(_), Compression::Zlib) => {
-                    return Err(PyValueError::new_err(
-                        "gzip_blocks writes GZIP members: not with zlib compression",
-                    ))
-                }
-                (Some(_), _) => Compression::Gzip,
-                (None, c) => c,
-            };
-            let mut options = WriterOptions::new(framing).with_compression(compression);
-            if let Some(n) = gzip_blocks {
-                options = options.with_gzip_blocks(n);
-            }
+            let (options, compression) =
+                crate::writer::writer_options(framing, compression, gzip_blocks, &path)?;
             let open = OpenOptions::default()
                 .with_storage(StorageOptions::new(storage_options.unwrap_or_default()));
             Ok(ArrowWriter {

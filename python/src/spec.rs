@@ -95,4 +95,13 @@ impl Spec {
     fn __repr__(&self) -> String {
         format!("recordwire.Spec({})", self.inner.to_json())
     }
+
+    /// Pickles as its JSON (a Ray task, a DataLoader worker): unpickling
+    /// is `Spec.from_json(text)`.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let from_json = slf.get_type().getattr("from_json")?;
+        Ok((from_json, (slf.get().inner.to_json(),)))
+    }
 }

@@ -200,15 +200,6 @@ impl Writer {
                 .map(str::parse)
                 .transpose()
                 .map_err(|e| PyValueError::new_err(format!("payload: {e}")))?;
-            let compression: Option<Compression> = compression
-                .map(str::parse)
-                .transpose()
-                .map_err(|e| PyValueError::new_err(format!("compression: {e}")))?;
-            if compression == Some(Compression::Auto) {
-                return Err(PyValueError::new_err(
-                    "compression: none, gzip or zlib (auto is for reading)",
-                ));
-            }
             let framing = output_framing(framing, payload, &path, || match payload {
                 Some(PayloadKind::OfRecord) => Framing::OfRecord,
                 _ => Framing::TfRecord,
@@ -225,19 +216,7 @@ impl Writer {
                     "payload ofrecord goes with framing ofrecord, and the other payloads with tfrecord",
                 ));
             }
-            let compression = match (gzip_blocks, output_compression(compression, &path)) {
-                (Some(_), Compression::Zlib) => {
-                    return Err(PyValueError::new_err(
-                        "gzip_blocks writes GZIP members: not with zlib compression",
-                    ))
-                }
-                (Some(_), _) => Compression::Gzip,
-                (None, c) => c,
-            };
-            let mut options = WriterOptions::new(framing).with_compression(compression);
-            if let Some(n) = gzip_blocks {
-                options = options.with_gzip_blocks(n);
-            }
+            let (options, compression) = writer_options(framing, compression, gzip_blocks, &path)?;
             let w = RecordWriter::create(&path, options).map_err(|e| io_error(py, &path, e))?;
             Ok(Writer {
                 path,
@@ -368,6 +347,40 @@ impl Writer {
     fn path(&self) -> PathBuf {
         self.path.clone()
     }
+}
+
+/// The options of a writer of `framing` to `path`: `compression` named
+/// (`none`, `gzip`, `zlib`) or taken from the name, `gzip_blocks` for
+/// block-compressed GZIP; and the compression that makes.
+pub(crate) fn writer_options(
+    framing: Framing,
+    compression: Option<&str>,
+    gzip_blocks: Option<u64>,
+    path: &std::path::Path,
+) -> PyResult<(WriterOptions, Compression)> {
+    let compression: Option<Compression> = compression
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("compression: {e}")))?;
+    if compression == Some(Compression::Auto) {
+        return Err(PyValueError::new_err(
+            "compression: none, gzip or zlib (auto is for reading)",
+        ));
+    }
+    let compression = match (gzip_blocks, output_compression(compression, path)) {
+        (Some(_), Compression::Zlib) => {
+            return Err(PyValueError::new_err(
+                "gzip_blocks writes GZIP members: not with zlib compression",
+            ))
+        }
+        (Some(_), _) => Compression::Gzip,
+        (None, c) => c,
+    };
+    let mut options = WriterOptions::new(framing).with_compression(compression);
+    if let Some(n) = gzip_blocks {
+        options = options.with_gzip_blocks(n);
+    }
+    Ok((options, compression))
 }
 
 fn poisoned() -> PyErr {

@@ -188,6 +188,15 @@ def test_options_are_checked():
     assert len(ds.raw(0)) > 0
 
 
+def test_a_spec_pickles_as_its_json():
+    import pickle
+
+    spec = recordwire.infer_spec(str(REF / "small.tfrecord"))
+    clone = pickle.loads(pickle.dumps(spec))
+    assert type(clone) is recordwire.Spec
+    assert clone.to_json() == spec.to_json() and clone.features == spec.features
+
+
 def test_pickles_with_its_keyword_options():
     import pickle
 

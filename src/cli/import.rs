@@ -40,34 +40,13 @@ pub(super) fn run(c: &ImportCommand, stdout: &mut dyn Write, stderr: &mut dyn Wr
     let fatal = |e: Error| Failure::Fatal(e, super::EXIT_USAGE);
     let file =
         std::fs::File::open(input).map_err(|e| fatal(Error::io(e).with_file(name.as_str())))?;
-    let builder = match ParquetRecordBatchReaderBuilder::try_new(file) {
-        Ok(b) => b,
-        Err(e) => {
-            return Err(input_error(
-                stderr,
-                "parquet_error",
-                &name,
-                None,
-                &e.to_string(),
-            ))
-        }
-    };
-    let total = u64::try_from(builder.metadata().file_metadata().num_rows()).ok();
-    let reader = match builder
-        .with_batch_size(usize::try_from(c.batch_size).unwrap_or(8192))
-        .build()
-    {
-        Ok(r) => r,
-        Err(e) => {
-            return Err(input_error(
-                stderr,
-                "parquet_error",
-                &name,
-                None,
-                &e.to_string(),
-            ))
-        }
-    };
+    let opened = ParquetRecordBatchReaderBuilder::try_new(file).and_then(|builder| {
+        let total = u64::try_from(builder.metadata().file_metadata().num_rows()).ok();
+        let batch = usize::try_from(c.batch_size).unwrap_or(8192);
+        Ok((total, builder.with_batch_size(batch).build()?))
+    });
+    let (total, reader) =
+        opened.map_err(|e| input_error(stderr, "parquet_error", &name, None, &e.to_string()))?;
     let schema = arrow_array::RecordBatchReader::schema(&reader);
     let mut encoder = RecordEncoder::new(schema.as_ref(), ofrecord)
         .map_err(|e| input_error(stderr, "encode_error", &name, None, &message(&e)))?;
