@@ -98,9 +98,7 @@ impl Spec {
 
     /// Pickles as its JSON (a Ray task, a DataLoader worker): unpickling
     /// is `Spec.from_json(text)`.
-    fn __reduce__<'py>(
-        slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
         let from_json = slf.get_type().getattr("from_json")?;
         Ok((from_json, (slf.get().inner.to_json(),)))
     }
