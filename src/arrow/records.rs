@@ -1,48 +1,4 @@
-//! Arrow record batches to records: the way back from [`record_batch`]
-//! (super::record_batch), for writers that take Arrow (`recordwire import`,
-//! Python's `write_arrow` and Ray Data's datasink).
-//!
-//! One record per row, one feature per column, named as the column, in
-//! column order. A column's type gives the feature's kind:
-//!
-//! | Arrow type | tf.Example | OFRecord |
-//! |---|---|---|
-//! | `Int8`, `Int16`, `Int32` | `int64_list` | `int32_list` |
-//! | `Int64`, `UInt8` … `UInt64`, `Boolean` (0/1) | `int64_list` | `int64_list` |
-//! | `Float16`, `Float32` | `float_list` | `float_list` |
-//! | `Float64` | `float_list` (rounded to f32, as TensorFlow's only float kind) | `double_list` |
-//! | `Binary`, `LargeBinary`, `BinaryView`, `FixedSizeBinary`, `Utf8`, `LargeUtf8`, `Utf8View` | `bytes_list` | `bytes_list` |
-//! | `List`, `LargeList`, `FixedSizeList` of any of these, nested to any depth | the leaf kind, the row's values flattened in order | the same |
-//!
-//! These are the kinds the Python `Writer` gives numpy arrays of the same
-//! types, so that the same rows written either way are the same bytes. A
-//! null row leaves the feature out of that record; a null inside a list,
-//! a `UInt64` above `i64::MAX`, and any other type (dictionaries, structs,
-//! maps, dates, decimals) are errors that name the column (and the row).
-//! A SequenceExample payload is not written from Arrow: its feature lists
-//! have no one column form.
-//!
-//! ```
-//! use std::sync::Arc;
-//! use arrow_array::{ArrayRef, Int64Array, LargeBinaryArray, RecordBatch};
-//! use recordwire::arrow::RecordEncoder;
-//! use recordwire::encode::{Example, Feature, Features};
-//!
-//! let label: ArrayRef = Arc::new(Int64Array::from(vec![7, 8]));
-//! let image: ArrayRef = Arc::new(LargeBinaryArray::from(vec![&b"a"[..], &b"b"[..]]));
-//! let batch = RecordBatch::try_from_iter([("label", label), ("image", image)])?;
-//! let mut encoder = RecordEncoder::new(batch.schema().as_ref(), false)?;
-//! let mut record = Vec::new();
-//! encoder.encode(&batch, 1, &mut record)?;
-//! let features: Features = [
-//!     ("label", Feature::Int64(vec![8])),
-//!     ("image", Feature::Bytes(vec![b"b".to_vec()])),
-//! ]
-//! .into_iter()
-//! .collect();
-//! assert_eq!(record, Example::with_features(features).to_bytes()?);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Arrow rows to records ([`RecordEncoder`]).
 
 use std::ops::Range;
 
@@ -109,7 +65,51 @@ struct Column {
 }
 
 /// Encodes the rows of Arrow record batches as records (tf.Example or
-/// OFRecord payloads), with the mapping of the [module docs](self).
+/// OFRecord payloads): the way back from [`record_batch`](super::record_batch),
+/// for writers that take Arrow (`recordwire import`, Python's `write_arrow`
+/// and Ray Data's datasink).
+///
+/// One record per row, one feature per column, named as the column, in
+/// column order. A column's type gives the feature's kind:
+///
+/// | Arrow type | tf.Example | OFRecord |
+/// |---|---|---|
+/// | `Int8`, `Int16`, `Int32` | `int64_list` | `int32_list` |
+/// | `Int64`, `UInt8` … `UInt64`, `Boolean` (0/1) | `int64_list` | `int64_list` |
+/// | `Float16`, `Float32` | `float_list` | `float_list` |
+/// | `Float64` | `float_list` (rounded to f32, as TensorFlow's only float kind) | `double_list` |
+/// | `Binary`, `LargeBinary`, `BinaryView`, `FixedSizeBinary`, `Utf8`, `LargeUtf8`, `Utf8View` | `bytes_list` | `bytes_list` |
+/// | `List`, `LargeList`, `FixedSizeList` of any of these, nested to any depth | the leaf kind, the row's values flattened in order | the same |
+///
+/// These are the kinds the Python `Writer` gives numpy arrays of the same
+/// types, so that the same rows written either way are the same bytes. A
+/// null row leaves the feature out of that record; a null inside a list,
+/// a `UInt64` above `i64::MAX`, and any other type (dictionaries, structs,
+/// maps, dates, decimals) are errors that name the column (and the row).
+/// A SequenceExample payload is not written from Arrow: its feature lists
+/// have no one column form.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{ArrayRef, Int64Array, LargeBinaryArray, RecordBatch};
+/// use recordwire::arrow::RecordEncoder;
+/// use recordwire::encode::{Example, Feature, Features};
+///
+/// let label: ArrayRef = Arc::new(Int64Array::from(vec![7, 8]));
+/// let image: ArrayRef = Arc::new(LargeBinaryArray::from(vec![&b"a"[..], &b"b"[..]]));
+/// let batch = RecordBatch::try_from_iter([("label", label), ("image", image)])?;
+/// let mut encoder = RecordEncoder::new(batch.schema().as_ref(), false)?;
+/// let mut record = Vec::new();
+/// encoder.encode(&batch, 1, &mut record)?;
+/// let features: Features = [
+///     ("label", Feature::Int64(vec![8])),
+///     ("image", Feature::Bytes(vec![b"b".to_vec()])),
+/// ]
+/// .into_iter()
+/// .collect();
+/// assert_eq!(record, Example::with_features(features).to_bytes()?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct RecordEncoder {
     columns: Vec<Column>,
