@@ -88,8 +88,7 @@ class RecordDatasource(Datasource):
         spec = as_spec(spec)
         if not isinstance(spec, Spec):
             spec = Spec(dict(spec)) if isinstance(spec, Mapping) else Spec.from_json(spec)
-        # Kept as its JSON: the datasource is pickled with the plan.
-        self._spec_json: str = spec.to_json()
+        self._spec: Spec = spec
         # The Arrow schema of a decode: what every block has.
         self._schema: Any = ds.decode([], spec, to="arrow").schema
         self._rows_per_block = rows_per_block
@@ -107,7 +106,7 @@ class RecordDatasource(Datasource):
     @property
     def spec(self) -> Spec:
         """The decode spec (given, or inferred from a sample of records)."""
-        return Spec.from_json(self._spec_json)
+        return self._spec
 
     @property
     def files(self) -> List[str]:

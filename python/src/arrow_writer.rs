@@ -190,7 +190,8 @@ impl ArrowWriter {
         } else {
             None
         };
-        recordwire::io::write_whole(path, data.to_vec(), &self.options)?;
+        // The only handle on the bytes again: back to a Vec without a copy.
+        recordwire::io::write_whole(path, Vec::from(data), &self.options)?;
         if let Some(index) = index {
             recordwire::io::write_whole(&sidecar_path(path), index, &self.options)?;
         }

@@ -62,6 +62,10 @@ struct Column {
     value: Feature,
     /// The row's value is null: the feature is left out.
     absent: bool,
+    /// The row's payload length and encoded `Feature` length (one pass
+    /// over the values, used for the lengths and the encoding alike).
+    payload: usize,
+    len: usize,
 }
 
 /// Encodes the rows of Arrow record batches as records (tf.Example or
@@ -155,6 +159,8 @@ impl RecordEncoder {
                     name: f.name().clone(),
                     value,
                     absent: false,
+                    payload: 0,
+                    len: 0,
                 })
             })
             .collect::<Result<_, ArrowError>>()?;
@@ -187,6 +193,8 @@ impl RecordEncoder {
             if !column.absent {
                 let (leaf, range) = leaf_range(array.as_ref(), row..row + 1, &column.name, row)?;
                 fill(&mut column.value, leaf, range, &column.name, row)?;
+                column.payload = column.value.payload_len();
+                column.len = column.value.lens(column.payload).1;
             }
         }
         let present = || self.columns.iter().filter(|c| !c.absent);
@@ -197,14 +205,14 @@ impl RecordEncoder {
         };
         if !self.ofrecord {
             let features: usize = present()
-                .map(|c| len_field_len(1, entry_len(c.name.len(), c.value.encoded_len())))
+                .map(|c| len_field_len(1, entry_len(c.name.len(), c.len)))
                 .sum();
             put_tag_len(out, 1, features);
         }
         for c in present() {
-            put_entry_header(out, c.name.as_bytes(), c.value.encoded_len());
+            put_entry_header(out, c.name.as_bytes(), c.len);
             c.value
-                .encode_to(wire, c.name.as_bytes(), out)
+                .encode_with(wire, c.name.as_bytes(), c.payload, out)
                 .map_err(|e| column_error(&c.name, Some(row), e))?;
         }
         Ok(())

@@ -125,7 +125,7 @@ impl Feature {
     /// The one quantity that costs a pass over the values: the byte length
     /// of the packed run (numeric lists) or of the list message (bytes).
     #[inline]
-    fn payload_len(&self) -> usize {
+    pub(crate) fn payload_len(&self) -> usize {
         match self {
             Feature::None => 0,
             Feature::Bytes(v) => v.iter().map(|b| len_field_len(1, b.len())).sum(),
@@ -138,7 +138,7 @@ impl Feature {
 
     /// `(list message length, Feature message length)` from [`payload_len`](Self::payload_len).
     #[inline]
-    fn lens(&self, payload: usize) -> (usize, usize) {
+    pub(crate) fn lens(&self, payload: usize) -> (usize, usize) {
         let list = match self {
             Feature::None => return (0, 0),
             Feature::Bytes(_) => payload,
@@ -165,7 +165,7 @@ impl Feature {
     }
 
     /// [`encode_to`](Self::encode_to) with the payload length already known.
-    fn encode_with<B: BufMut>(
+    pub(crate) fn encode_with<B: BufMut>(
         &self,
         schema: Schema,
         name: &[u8],

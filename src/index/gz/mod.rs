@@ -175,20 +175,28 @@ impl PartialEq for GzIndex {
 
 impl Eq for GzIndex {}
 
+/// The checkpoints whose bytes the content fingerprint samples: at most
+/// 64 spread evenly, and the last.
+fn sampled(points: &[Checkpoint]) -> impl Iterator<Item = &Checkpoint> {
+    let step = points.len().div_ceil(64).max(1);
+    let last = points.len().saturating_sub(1);
+    points
+        .iter()
+        .enumerate()
+        .filter(move |&(k, _)| k % step == 0 || k == last)
+        .map(|(_, p)| p)
+}
+
 /// The byte ranges of a compressed file of `size` bytes that its content
 /// fingerprint covers (format above), in the order they are hashed: the
 /// first and last 4 KiB, then 16 bytes at each sampled checkpoint.
 fn fingerprint_ranges(size: u64, points: &[Checkpoint]) -> Vec<Range<u64>> {
     const EDGE: u64 = 4096;
-    let step = points.len().div_ceil(64).max(1);
-    let last = points.len().saturating_sub(1);
     let mut ranges = vec![0..size.min(EDGE), size - size.min(EDGE)..size];
-    for (k, p) in points.iter().enumerate() {
-        if k % step == 0 || k == last {
-            let at = (p.bit / 8).min(size);
-            ranges.push(at..(at + 16).min(size));
-        }
-    }
+    ranges.extend(sampled(points).map(|p| {
+        let at = (p.bit / 8).min(size);
+        at..(at + 16).min(size)
+    }));
     ranges
 }
 
@@ -199,16 +207,11 @@ fn fingerprint_of<'a>(
     points: &[Checkpoint],
     mut parts: impl Iterator<Item = &'a [u8]>,
 ) -> u32 {
-    let step = points.len().div_ceil(64).max(1);
-    let last = points.len().saturating_sub(1);
     let mut crc = crate::arch::crc32c(0, &size.to_le_bytes());
     for _edge in 0..2 {
         crc = crate::arch::crc32c(crc, parts.next().unwrap_or_default());
     }
-    for (k, p) in points.iter().enumerate() {
-        if k % step != 0 && k != last {
-            continue;
-        }
+    for p in sampled(points) {
         crc = crate::arch::crc32c(crc, &p.bit.to_le_bytes());
         crc = crate::arch::crc32c(crc, parts.next().unwrap_or_default());
     }

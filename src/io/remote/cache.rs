@@ -151,20 +151,6 @@ impl SpanDisk {
             }
         }
     }
-
-    /// Bytes of span files in the directory now (all objects).
-    pub(crate) fn held(&self) -> u64 {
-        std::fs::read_dir(&self.dir)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .filter(|e| e.path().extension().is_some_and(|x| x == "span"))
-                    .filter_map(|e| e.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0)
-    }
 }
 
 /// Indexes of remote objects kept on local disk, under `indexes/` in

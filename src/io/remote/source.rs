@@ -436,12 +436,6 @@ impl RemoteSource {
         self.spanning.store(on, Ordering::Relaxed);
     }
 
-    /// Bytes of span files in the disk cache's directory now (of every
-    /// object), when this object has one.
-    pub fn span_disk_bytes(&self) -> Option<u64> {
-        self.disk.as_ref().map(|d| d.held())
-    }
-
     /// Bytes held by the span cache now.
     pub fn span_cache_bytes(&self) -> u64 {
         self.spans.lock().unwrap_or_else(|e| e.into_inner()).bytes
