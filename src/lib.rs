@@ -180,6 +180,7 @@ pub mod index;
 pub mod io;
 pub mod json;
 mod json_text;
+pub mod loader;
 pub mod names;
 pub mod order;
 pub mod view;

@@ -377,6 +377,69 @@ impl<'a> Column<'a> {
         })
     }
 
+    /// The column's buffers, writable in place and left where they are:
+    /// for a caller that normalises values in place, or hands the memory
+    /// to another language that may write it (the Python package's loader
+    /// gives numpy views of a pooled batch). Whatever is written stays
+    /// until the next decode into the batch; a decode never reads what was
+    /// there.
+    ///
+    /// ```
+    /// use recordwire::batch::{decode, Batch, DType, FeatureSpec, Spec};
+    /// use recordwire::encode::{Example, Feature, Features};
+    ///
+    /// let spec = Spec::example(vec![FeatureSpec::fixed_len("x", DType::Float32, &[2])])?;
+    /// let f: Features = [("x", Feature::Float(vec![2.0, 4.0]))].into_iter().collect();
+    /// let record = Example::with_features(f).to_bytes()?;
+    /// let mut batch = Batch::new();
+    /// decode(&[&record[..]], &spec, &mut batch)?;
+    /// let column = &mut batch.columns_mut().0[0];
+    /// let values = column.buffers_mut().values;
+    /// for v in values.chunks_exact_mut(4) {
+    ///     let x = f32::from_le_bytes(v.try_into().unwrap());
+    ///     v.copy_from_slice(&(x / 2.0).to_le_bytes());
+    /// }
+    /// assert_eq!(batch.column("x").unwrap().values::<f32>().unwrap(), [1.0, 2.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn buffers_mut(&mut self) -> ColumnBuffersMut<'_> {
+        let layout = self.layout;
+        let owned_bytes = self.dtype == DType::Bytes && !self.borrow;
+        let lengths = matches!(self.form, Shape::Padded { .. } | Shape::Raw { .. });
+        fn some(b: &mut AlignedBuf, wanted: bool) -> Option<&mut [u8]> {
+            wanted.then(move || b.as_bytes_mut())
+        }
+        ColumnBuffersMut {
+            values: self.values.as_bytes_mut(),
+            offsets: some(&mut self.offsets, owned_bytes),
+            row_splits: some(&mut self.splits, layout != Layout::Dense),
+            frame_splits: some(&mut self.frame_splits, layout == Layout::RaggedFrames),
+            lengths: some(&mut self.lengths, lengths),
+            indices: some(&mut self.indices, self.sparse_wanted),
+        }
+    }
+
+    /// The bytes of memory the column holds (every buffer's capacity), so
+    /// that a pool of batches can tell whether a decode grew one.
+    pub fn capacity(&self) -> usize {
+        [
+            &self.values,
+            &self.offsets,
+            &self.splits,
+            &self.frame_splits,
+            &self.lengths,
+            &self.indices,
+            &self.spare,
+            &self.spare_offsets,
+        ]
+        .iter()
+        .map(|b| b.capacity())
+        .sum::<usize>()
+            + (self.borrowed.capacity() + self.spare_borrowed.capacity())
+                * std::mem::size_of::<&[u8]>()
+            + self.shared.capacity() * std::mem::size_of::<bytes::Bytes>()
+    }
+
     /// The column's buffers, taken out without copying (each `None` where
     /// the matching accessor gives `None`): for a caller that hands them to
     /// another owner, as the Python package hands them to numpy.
@@ -401,6 +464,25 @@ impl<'a> Column<'a> {
             sparse_shape: self.sparse_shape,
         }
     }
+}
+
+/// A column's buffers, writable in place ([`Column::buffers_mut`]): the
+/// same bytes as the accessors of the same names (numbers little-endian,
+/// splits and offsets int64), each `None` where that accessor gives `None`.
+#[derive(Debug)]
+pub struct ColumnBuffersMut<'c> {
+    /// [`Column::raw_values`].
+    pub values: &'c mut [u8],
+    /// [`Column::offsets`].
+    pub offsets: Option<&'c mut [u8]>,
+    /// [`Column::row_splits`].
+    pub row_splits: Option<&'c mut [u8]>,
+    /// [`Column::frame_splits`].
+    pub frame_splits: Option<&'c mut [u8]>,
+    /// [`Column::lengths`].
+    pub lengths: Option<&'c mut [u8]>,
+    /// The `indices` of [`Column::sparse`].
+    pub indices: Option<&'c mut [u8]>,
 }
 
 /// A column's buffers, from [`Column::into_parts`]: the same contents as
@@ -504,6 +586,24 @@ impl<'a> Batch<'a> {
             .iter()
             .chain(&self.sequence)
             .find(|c| c.spec.name == name)
+    }
+
+    /// The context (or only) columns and the sequence columns, writable
+    /// (see [`Column::buffers_mut`]).
+    pub fn columns_mut(&mut self) -> (&mut [Column<'a>], &mut [Column<'a>]) {
+        (&mut self.columns, &mut self.sequence)
+    }
+
+    /// The bytes of memory the batch holds for its columns (see
+    /// [`Column::capacity`]) and its per-thread parts.
+    pub fn capacity(&self) -> usize {
+        self.columns
+            .iter()
+            .chain(&self.sequence)
+            .map(Column::capacity)
+            .sum::<usize>()
+            + self.parts.iter().map(Batch::capacity).sum::<usize>()
+            + self.records.capacity() * std::mem::size_of::<crate::frame::Record<'_>>()
     }
 
     /// The context (or only) columns and the sequence columns, taken out of

@@ -64,7 +64,7 @@ mod spec_python;
 mod threads;
 
 pub use buf::{AlignedBuf, ALIGN};
-pub use column::{Batch, Column, ColumnParts, ColumnValue, Layout, Sparse};
+pub use column::{Batch, Column, ColumnBuffersMut, ColumnParts, ColumnValue, Layout, Sparse};
 pub use decode::{decode, Input};
 pub use infer::SpecInference;
 pub use spec::{DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
