@@ -302,7 +302,7 @@ fn a_warm_epoch_makes_no_new_batch_memory() {
     let mut rows = first.rows() + second.rows();
     drop(first);
     let mut held = Some(second);
-    while let Some(b) = loader.next() {
+    for b in loader.by_ref() {
         let b = b.unwrap();
         rows += b.rows();
         held = Some(b);
