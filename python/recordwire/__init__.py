@@ -2,7 +2,8 @@
 
 The native classes come from ``recordwire._native`` (built from the
 ``recordwire`` Rust crate); ``Dataset`` adds pickling, column types, orders
-and Arrow output; ``write_arrow`` writes Arrow tables as record files.
+and Arrow output; ``Loader`` reads and decodes batches ahead on Rust
+threads; ``write_arrow`` writes Arrow tables as record files.
 Adapters: ``recordwire.torch``, ``recordwire.grain``, ``recordwire.ray``
 (each imports its framework only when imported).
 """
@@ -12,6 +13,7 @@ from typing import Any, Literal, Mapping, Optional
 from recordwire._arrow_write import write_arrow
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
 from recordwire._dataset import Cursor, Dataset, GzDataset, Skipped, SkippedWarning, infer_spec
+from recordwire._loader import LoadedBatch, Loader
 from recordwire._native import (
     Error,
     IoError,
@@ -47,6 +49,8 @@ __all__ = [
     "GzDataset",
     "FixedLenSequence",
     "IoError",
+    "LoadedBatch",
+    "Loader",
     "NotFoundError",
     "Order",
     "Padded",

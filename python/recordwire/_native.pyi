@@ -174,6 +174,50 @@ class ArrowWriter:
     def close(self) -> int: ...
     def abort(self) -> None: ...
 
+@final
+class PooledBuffer:
+    """One buffer of a batch of a ``Loader``'s pool, the base of the numpy
+    arrays over it: the batch goes back to the pool when the last dies."""
+
+    @property
+    def __array_interface__(self) -> Dict[str, Any]: ...
+
+@final
+class Loader:
+    """The native loader under ``recordwire.Loader``: batches of a
+    dataset's epochs read and decoded ahead on Rust threads."""
+
+    def __new__(
+        cls,
+        dataset: "Dataset",
+        spec: Any,
+        batch_size: int,
+        *,
+        mode: str = "shuffle",
+        seed: int = 0,
+        rank: int = 0,
+        world: int = 1,
+        worker: int = 0,
+        workers: int = 1,
+        tail: str = "pad",
+        page_size: int = 4096,
+        window: int = 8,
+        drop_last: bool = False,
+        prefetch: int = 4,
+        threads: int = 0,
+        readers: int = 0,
+        arrow: bool = False,
+    ) -> "Loader": ...
+    def __len__(self) -> int: ...
+    def state(self) -> Tuple[int, int]: ...
+    def resume(self, epoch: int, batch: int) -> None: ...
+    def set_epoch(self, epoch: int) -> None: ...
+    def close(self) -> None: ...
+    def running_threads(self) -> int: ...
+    def thread_counts(self) -> Tuple[int, int]: ...
+    def pool_stats(self) -> Dict[str, int]: ...
+    def next_batch(self) -> Optional[Tuple[Any, ...]]: ...
+
 # What a bytes value is: a read-only memoryview into the mapped file.
 _ColumnParts = Dict[str, Any]
 

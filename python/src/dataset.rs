@@ -47,6 +47,18 @@ pub struct Dataset {
     options: OpenOptions,
 }
 
+impl Dataset {
+    /// The crate's dataset.
+    pub(crate) fn core(&self) -> &Arc<CoreDataset> {
+        &self.inner
+    }
+
+    /// The view of each shard in memory.
+    pub(crate) fn views(&self) -> &ShardViews {
+        &self.views
+    }
+}
+
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
 /// in the last component, as `Dataset::glob`), or a list of paths.
 pub(crate) fn files_of(

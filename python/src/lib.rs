@@ -15,6 +15,7 @@ mod buffers;
 mod columns;
 mod dataset;
 mod errors;
+mod loader;
 mod order;
 mod record;
 mod spec;
@@ -64,6 +65,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<buffers::FileBytes>()?;
     m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<arrow_writer::ArrowWriter>()?;
+    m.add_class::<loader::Loader>()?;
+    m.add_class::<loader::PooledBuffer>()?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_io_error_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,0 +1,321 @@
+"""``recordwire.Loader``: batches read and decoded ahead on Rust threads.
+
+A thin layer over the native loader (the crate's ``recordwire::loader``):
+the native side cuts each epoch's order into batches, reads and decodes
+them on its threads into a pool of reused buffers, and hands them over in
+order; ``__next__`` waits for the next one with the GIL released. This
+module adds the Python-side pieces: opening the data, rank and world from
+``torch.distributed``, the column types, ``state_dict``, and ``transform``
+callables run on a pool of Python threads.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import sys
+from typing import Any, Callable, Deque, Dict, Iterator, List, Literal, Mapping, Optional, Tuple
+
+import numpy as np
+
+from recordwire import _columns
+from recordwire._dataset import Dataset, as_spec
+from recordwire._native import Loader as _NativeLoader
+
+__all__ = ["Loader", "LoadedBatch"]
+
+
+class LoadedBatch(Dict[str, Any]):
+    """One batch: a dict name -> column, the same columns as
+    ``Dataset.decode`` gives for the same ids (a SequenceExample's sequence
+    columns under ``"sequence"``), with where it came from: ``ids`` (int64,
+    the global record ids of its rows), ``epoch`` and ``index`` (its place
+    in the epoch).
+
+    Its arrays are views of a pooled buffer of the loader (writable, no
+    copy): the buffer goes back to the pool when the last array over it
+    is dropped, so keeping a batch keeps its memory out of the pool (the
+    pool then makes another; nothing waits).
+    """
+
+    ids: np.ndarray
+    epoch: int
+    index: int
+
+
+def distributed_rank_world(rank: Optional[int], world: Optional[int]) -> Tuple[int, int]:
+    """``(rank, world)``: as given, else from ``torch.distributed`` when torch
+    is imported and a process group is initialised, else ``(0, 1)``. Torch is
+    not imported here."""
+    if rank is None or world is None:
+        dist = sys.modules.get("torch.distributed")
+        if dist is not None and dist.is_available() and dist.is_initialized():
+            rank = dist.get_rank() if rank is None else rank
+            world = dist.get_world_size() if world is None else world
+    return int(0 if rank is None else rank), int(1 if world is None else world)
+
+
+class Loader:
+    """Decoded batches of a dataset's epochs, read and decoded ahead on Rust
+    threads while Python works: what a training loop iterates instead of a
+    ``DataLoader`` with worker processes.
+
+    ``Loader(data, spec="auto", batch_size=256, *, order="shuffle", seed=0,
+    rank=None, world=None, worker=0, workers=None, tail="pad",
+    page_size=4096, window=8, drop_last=False, prefetch=4, threads=None,
+    to="numpy", transform=None, transform_threads=1, epoch=0,
+    **open_args)``:
+
+    - ``data``: a ``Dataset``, or what ``Dataset`` opens (a path, a glob,
+      a list, ``s3://``/``gs://``/``az://``/``https://`` URLs), opened with
+      ``open_args`` (``storage_options=``, ``index=``, ...).
+    - ``spec``: as ``Dataset.decode`` takes it (``"auto"`` infers it once).
+    - ``order``: ``sequential``, ``shuffle``, ``page-aware`` or
+      ``quasi-random`` (the page modes read cold, compressed and remote
+      data page by page or span by span), with ``seed``, ``tail``,
+      ``page_size`` and ``window`` as in ``Dataset.order``; ``rank`` and
+      ``world`` default to ``torch.distributed``'s when a process group is
+      initialised; ``worker`` of ``workers_split`` splits a rank's part
+      further (several loaders per rank).
+    - ``threads``: batches decoded at once (default: the machine's cores, at
+      most 8); ``workers``: batches read at once (default: ``threads`` for
+      files in memory, at least 8 for remote or compressed shards, whose
+      reads wait on the network or inflate); ``prefetch``: decoded batches
+      kept ready ahead.
+    - ``to``: ``"numpy"`` (``LoadedBatch`` dicts) or ``"arrow"``
+      (``pyarrow.RecordBatch``).
+    - ``transform``: a callable applied to each batch on a pool of
+      ``transform_threads`` Python threads, results kept in order. It
+      gains from the threads when it releases the GIL (image decoding with
+      PIL or ``torchvision.io``, numpy on large arrays); a pure-Python
+      transform runs one at a time whatever the count.
+
+    Iterating yields one epoch's batches in the order's sequence, then the
+    loader is at the start of the next epoch (another ``for`` loop gives
+    it, shuffled anew), unless ``set_epoch(e)`` says otherwise. ``break``
+    stops the threads; the next loop goes on from the next batch.
+    ``state_dict()``/``load_state_dict()`` resume mid-epoch exactly: the
+    next batch after a resume is the one that would have come.
+
+    Errors (a damaged record, a failed read) arrive as ``recordwire.Error``
+    at the batch they belong to, after the batches before it; the threads
+    stop, and the next loop goes on after the failed batch. ``close()``
+    stops the threads (so does dropping the loader). A loader forked after
+    its threads started refuses to go on in the child (``recordwire.Error``)
+    rather than hang: make loaders after forking.
+
+    >>> loader = Loader("train-*.tfrecord", spec, batch_size=256, seed=0)  # doctest: +SKIP
+    >>> for epoch in range(3):  # doctest: +SKIP
+    ...     for batch in loader:
+    ...         step(batch["image"], batch["label"])
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        spec: Any = "auto",
+        batch_size: int = 256,
+        *,
+        order: str = "shuffle",
+        seed: int = 0,
+        rank: Optional[int] = None,
+        world: Optional[int] = None,
+        worker: int = 0,
+        workers_split: int = 1,
+        workers: Optional[int] = None,
+        tail: str = "pad",
+        page_size: int = 4096,
+        window: int = 8,
+        drop_last: bool = False,
+        prefetch: int = 4,
+        threads: Optional[int] = None,
+        to: Literal["numpy", "arrow"] = "numpy",
+        transform: Optional[Callable[[Any], Any]] = None,
+        transform_threads: int = 1,
+        epoch: int = 0,
+        **open_args: Any,
+    ) -> None:
+        if to not in ("numpy", "arrow"):
+            raise ValueError(f"to: 'numpy' or 'arrow', not {to!r}")
+        if transform_threads < 1:
+            raise ValueError("transform_threads must be at least 1")
+        self.dataset: Dataset = data if isinstance(data, Dataset) else Dataset(data, **open_args)
+        if isinstance(spec, str) and spec == "auto":
+            spec = self.dataset._auto(stacklevel=2)
+        self.spec = spec
+        self.batch_size = int(batch_size)
+        self.rank, self.world = distributed_rank_world(rank, world)
+        self.to = to
+        self.transform = transform
+        self.transform_threads = int(transform_threads)
+        self._order: Dict[str, Any] = dict(
+            mode=order,
+            seed=int(seed),
+            rank=self.rank,
+            world=self.world,
+            worker=int(worker),
+            workers=int(workers_split),
+            tail=tail,
+            page_size=int(page_size),
+            window=int(window),
+        )
+        self.drop_last = bool(drop_last)
+        self._native = _NativeLoader(
+            self.dataset,
+            as_spec(spec),
+            self.batch_size,
+            drop_last=self.drop_last,
+            prefetch=int(prefetch),
+            threads=int(threads or 0),
+            readers=int(workers or 0),
+            arrow=(to == "arrow"),
+            **self._order,
+        )
+        # The next batch handed to the caller (the native loader may be
+        # ahead of it while transforms run).
+        self._state: Tuple[int, int] = (int(epoch), 0)
+        if epoch:
+            self._native.set_epoch(int(epoch))
+        self._pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+
+    def __len__(self) -> int:
+        """Batches per epoch (this rank's part)."""
+        return len(self._native)
+
+    @property
+    def epoch(self) -> int:
+        """The epoch the next batch belongs to."""
+        return self._state[0]
+
+    def set_epoch(self, epoch: int) -> None:
+        """Goes to the start of epoch ``epoch`` (stopping the threads)."""
+        self._native.set_epoch(int(epoch))
+        self._state = (int(epoch), 0)
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Where the loader stands: the next batch it would hand over, with
+        the order and batch size that make a state meaningful."""
+        epoch, batch = self._state
+        return {"epoch": epoch, "batch": batch, "batch_size": self.batch_size, "order": dict(self._order)}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Resumes at ``state`` (from ``state_dict``): the next batch is the
+        one that would have come next."""
+        if dict(state["order"]) != self._order or int(state["batch_size"]) != self.batch_size:
+            raise ValueError(
+                f"the state is of another order or batch size: {dict(state['order'])}, "
+                f"batch_size {state['batch_size']}"
+            )
+        epoch, batch = int(state["epoch"]), int(state["batch"])
+        self._native.resume(epoch, batch)
+        self._state = (epoch, batch)
+
+    def close(self) -> None:
+        """Stops the threads (decode and transform) and waits for them.
+        Batches already handed over stay valid; the loader can go on."""
+        self._native.resume(*self._state)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def pool_stats(self) -> Dict[str, int]:
+        """The batch pool's counts: ``made`` (batches made new), ``reused``
+        (taken warm), ``grown_bytes`` (batch memory added by decodes),
+        ``dropped`` (returned to a full pool), ``free``."""
+        return dict(self._native.pool_stats())
+
+    def running_threads(self) -> int:
+        """The native threads running now (0 between runs)."""
+        return int(self._native.running_threads())
+
+    def _make(self, item: Tuple[Any, ...]) -> Any:
+        """The batch of the native loader's tuple."""
+        if self.to == "arrow":
+            pa = _columns.pyarrow_module()
+            return pa.record_batch(item[3])
+        epoch, index, ids, _rows, context, sequence = item
+        out = LoadedBatch({name: _columns.column(p) for name, p in context.items()})
+        if sequence:
+            out["sequence"] = {name: _columns.column(p) for name, p in sequence.items()}
+        out.ids, out.epoch, out.index = ids, epoch, index
+        return out
+
+    def _stages(self) -> List[Callable[[Any], Any]]:
+        """What runs on each batch after it is made (on the transform
+        threads when there is any)."""
+        return [self.transform] if self.transform is not None else []
+
+    def __iter__(self) -> Iterator[Any]:
+        stages = self._stages()
+        native = self._native
+        length = len(native)
+        try:
+            if not stages:
+                while True:
+                    try:
+                        item = native.next_batch()
+                    except BaseException:
+                        # The native loader moved past the failed batch.
+                        self._state = native.state()
+                        raise
+                    if item is None:
+                        self._state = (self._state[0] + 1, 0) if self._state[1] >= length else self._state
+                        return
+                    self._state = (int(item[0]), int(item[1]) + 1)
+                    yield self._make(item)
+            else:
+                yield from self._iter_staged(stages, length)
+        finally:
+            # A `break` (or an error) leaves the native loader ahead of what
+            # was handed over: put it back there, which stops its threads.
+            native.resume(*self._state)
+
+    def _iter_staged(self, stages: List[Callable[[Any], Any]], length: int) -> Iterator[Any]:
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self.transform_threads, thread_name_prefix="recordwire-transform"
+            )
+        pool = self._pool
+
+        def run(batch: Any) -> Any:
+            for f in stages:
+                batch = f(batch)
+            return batch
+
+        ahead: Deque[Tuple[int, int, concurrent.futures.Future[Any]]] = collections.deque()
+        depth = self.transform_threads + 1
+        native = self._native
+        ended = False
+        try:
+            while True:
+                while not ended and len(ahead) < depth:
+                    try:
+                        item = native.next_batch()
+                    except Exception as e:
+                        # Raised at its batch, after the ones before it.
+                        failed: concurrent.futures.Future[Any] = concurrent.futures.Future()
+                        failed.set_exception(e)
+                        epoch, after = native.state()
+                        ahead.append((epoch, after - 1, failed))
+                        ended = True
+                        break
+                    if item is None:
+                        ended = True
+                        break
+                    ahead.append((int(item[0]), int(item[1]), pool.submit(run, self._make(item))))
+                if not ahead:
+                    self._state = (self._state[0] + 1, 0) if self._state[1] >= length else self._state
+                    return
+                epoch, index, future = ahead.popleft()
+                self._state = (epoch, index + 1)
+                yield future.result()
+        finally:
+            for _, _, f in ahead:
+                f.cancel()
+
+    def __repr__(self) -> str:
+        o = self._order
+        return (
+            f"recordwire.Loader({len(self)} batches of {self.batch_size} per epoch, mode {o['mode']}, "
+            f"seed {o['seed']}, rank {o['rank']}/{o['world']}, epoch {self._state[0]}, batch {self._state[1]})"
+        )
