@@ -22,6 +22,8 @@ __all__ = [
     "FileBytes",
     "ArrowBatch",
     "ArrowWriter",
+    "Loader",
+    "PooledBuffer",
     "_panic_for_test",
     "_io_error_for_test",
     "__version__",
