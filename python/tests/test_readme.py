@@ -24,7 +24,9 @@ def test_readme_python_quick_start_runs():
     finally:
         os.chdir(cwd)
     lines = [re.fullmatch(r"(\[.*\]) (\(.*\))", l).groups() for l in out.getvalue().splitlines()]
-    # Rank 0 of 2 over 10 records: 5 ids, batches of 4 then 1.
-    assert [eval(shape) for _, shape in lines] == [(4, 4), (1, 4)]
-    labels = [x for batch, _ in lines for x in eval(batch)]
-    assert len(labels) == 5 and all(0 <= x < 10 for x in labels)
+    # Rank 0 of 2 over 10 records, two epochs: 5 ids each, batches of 4 then 1.
+    assert [eval(shape) for _, shape in lines] == [(4, 4), (1, 4)] * 2
+    epochs = [[x for batch, _ in lines[k : k + 2] for x in eval(batch)] for k in (0, 2)]
+    for labels in epochs:
+        assert len(set(labels)) == 5 and all(0 <= x < 10 for x in labels)
+    assert epochs[0] != epochs[1], "each epoch is shuffled anew"
