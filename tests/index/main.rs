@@ -16,3 +16,4 @@ mod loader_example;
 mod orders;
 mod readahead;
 mod stale_index;
+mod train_loop;

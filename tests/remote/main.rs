@@ -12,4 +12,5 @@ mod support;
 
 mod cli;
 mod library;
+mod loader;
 mod network;
