@@ -30,7 +30,14 @@ def ids_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("torch_loader") / "ids.tfrecord"
     with recordwire.Writer(path) as w:
         for i in range(N):
-            w.write({"id": i, "x": np.full(3, i, dtype=np.float32), "tokens": np.arange(i % 4, dtype=np.int64)})
+            w.write(
+                {
+                    "id": i,
+                    "x": np.full(3, i, dtype=np.float32),
+                    "tokens": np.arange(i % 4, dtype=np.int64),
+                    "name": f"r{i}".encode(),
+                }
+            )
     return str(path)
 
 
@@ -114,3 +121,28 @@ def test_pin_memory_and_device(ids_file):
     pinned = rwt.Loader(ids_file, SPEC, 16, pin_memory=True)
     batch = next(iter(pinned))
     assert batch["x"].is_pinned() and not batch["x"].is_cuda
+
+
+def test_worker_batches_cross_in_one_shared_block(ids_file):
+    """A batch from a DataLoader worker arrives as views of one shared
+    block (one hand-over per batch), with the values ds.decode gives."""
+    from torch.utils.data import DataLoader
+
+    spec = dict(SPEC, name=recordwire.FixedLen((), "bytes"))
+    data = rwt.IterableDataset(ids_file, spec=spec, batch_size=16, seed=3)
+    ds = recordwire.Dataset(ids_file)
+    seen = []
+    for batch in DataLoader(data, batch_size=None, num_workers=2):
+        assert isinstance(batch, rwt.Batch)
+        tensors = [batch["id"], batch["x"], batch["tokens"].values, batch["tokens"].row_splits]
+        assert all(t.is_shared() for t in tensors)
+        assert len({t.untyped_storage().data_ptr() for t in tensors}) == 1, "not one block"
+        ref = ds.decode(batch["id"].numpy(), spec)
+        assert np.array_equal(batch["x"].numpy(), ref["x"])
+        assert np.array_equal(batch["tokens"].values.numpy(), ref["tokens"].values)
+        assert np.array_equal(batch["tokens"].row_splits.numpy(), ref["tokens"].row_splits)
+        name = batch["name"]
+        assert np.array_equal(np.asarray(name.data), ref["name"].data)
+        assert np.array_equal(np.asarray(name.offsets), ref["name"].offsets)
+        seen.extend(batch["id"].tolist())
+    assert sorted(seen) == list(range(N))
