@@ -323,7 +323,7 @@ class _Slot(NamedTuple):
     """Where a packed array was: its place in the packed list, and whether
     it was a numpy array (else a tensor)."""
 
-    index: int
+    at: int
     numpy: bool
 
 
@@ -368,7 +368,7 @@ def _unpack(block: Any, places: List[tuple], skeleton: Dict[str, Any]) -> "Batch
 
     def fill(value: Any) -> Any:
         if isinstance(value, _Slot):
-            t = views[value.index]
+            t = views[value.at]
             return t.numpy() if value.numpy else t
         if isinstance(value, tuple) and hasattr(value, "_fields"):
             return type(value)(*(fill(v) for v in value))
