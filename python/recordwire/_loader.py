@@ -234,9 +234,10 @@ class Loader:
             pa = _columns.pyarrow_module()
             return pa.record_batch(item[3])
         epoch, index, ids, _rows, context, sequence = item
-        out = LoadedBatch({name: _columns.column(p) for name, p in context.items()})
+        # A dense numeric column comes as its array; the others as parts.
+        out = LoadedBatch({name: _columns.column(p) if type(p) is dict else p for name, p in context.items()})
         if sequence:
-            out["sequence"] = {name: _columns.column(p) for name, p in sequence.items()}
+            out["sequence"] = {name: _columns.column(p) if type(p) is dict else p for name, p in sequence.items()}
         out.ids, out.epoch, out.index = ids, epoch, index
         return out
 
