@@ -61,11 +61,12 @@ def loader_epoch(path: str, spec: dict, threads: int, torch: bool = False, step_
         loader = rwt.Loader(path, recordwire.Spec(spec), BATCH, seed=1, threads=threads)
     else:
         loader = recordwire.Loader(path, recordwire.Spec(spec), BATCH, seed=1, threads=threads)
-    waits = []
+    waits, blocked = [], []
 
     def run():
         n, waited = 0, 0.0
         it = iter(loader)
+        before = loader.waited()
         t0 = time.perf_counter()
         while True:
             w = time.perf_counter()
@@ -78,10 +79,13 @@ def loader_epoch(path: str, spec: dict, threads: int, torch: bool = False, step_
                 end = time.perf_counter() + step_ms / 1000
                 while time.perf_counter() < end:  # a step that holds the GIL
                     pass
-        waits.append(waited / (time.perf_counter() - t0))
+        total = time.perf_counter() - t0
+        waits.append(waited / total)
+        blocked.append((loader.waited() - before) / total)
         return n
 
     run.waits = waits  # type: ignore[attr-defined]
+    run.blocked = blocked  # type: ignore[attr-defined]
     return run
 
 
@@ -262,8 +266,9 @@ def run_peer(name: str, path: str, corpus: str, rounds: int) -> None:
     fn()  # warm
     count, t = peers.timed(fn, rounds)
     assert count == n, (name, count, n)
-    waits = getattr(fn, "waits", [])
-    print(json.dumps({"rate": n / t, "wait": statistics.median(waits[1:]) if len(waits) > 1 else None}))
+    waits, blocked = getattr(fn, "waits", []), getattr(fn, "blocked", [])
+    median = lambda v: statistics.median(v[1:]) if len(v) > 1 else None  # noqa: E731
+    print(json.dumps({"rate": n / t, "wait": median(waits), "blocked": median(blocked)}))
 
 
 def peer(name: str, path: str, corpus: str, rounds: int) -> dict:
@@ -306,7 +311,12 @@ def main() -> None:
         for name in PEERS:
             r = peer(name, path, corpus, args.rounds)
             rates[name] = r["rate"]
-            extra = f", waited {100 * r['wait']:.1f}% of the epoch" if r.get("wait") is not None and "GIL" in name else ""
+            extra = ""
+            if r.get("wait") is not None and "GIL" in name:
+                extra = (
+                    f", in next() {100 * r['wait']:.1f}% of the epoch, "
+                    f"blocked on a batch not made yet {100 * r['blocked']:.1f}%"
+                )
             err = f"  FAILED: {r['error']}" if "error" in r else ""
             print(f"{name:45s} {r['rate']:>12,.0f} records/s{extra}{err}", flush=True)
         base, l1, l2 = rates["decode loop, 1 thread"], rates["Loader, 1 thread"], rates["Loader, 2 threads"]

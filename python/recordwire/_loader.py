@@ -224,6 +224,13 @@ class Loader:
         ``dropped`` (returned to a full pool), ``free``."""
         return dict(self._native.pool_stats())
 
+    def waited(self) -> float:
+        """Seconds the loop has spent blocked waiting for a batch the
+        threads had not made yet, since the loader was made: the time the
+        training step waited for data (handing over a ready batch, tens of
+        microseconds, is not counted)."""
+        return float(self._native.waited())
+
     def running_threads(self) -> int:
         """The native threads running now (0 between runs)."""
         return int(self._native.running_threads())

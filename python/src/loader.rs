@@ -327,6 +327,11 @@ impl Loader {
         })
     }
 
+    /// Seconds `next_batch` spent blocked on batches not made yet.
+    fn waited(&self) -> PyResult<f64> {
+        Ok(self.inner.lock().map_err(poisoned)?.waited().as_secs_f64())
+    }
+
     /// The threads of the current run still running.
     fn running_threads(&self) -> PyResult<usize> {
         Ok(self.inner.lock().map_err(poisoned)?.running_threads())

@@ -290,6 +290,8 @@ pub struct Loader {
     readers: usize,
     state: LoaderState,
     run: Option<Run>,
+    /// Time `next_batch` spent blocked on batches not yet made.
+    waited: std::time::Duration,
 }
 
 impl std::fmt::Debug for Loader {
@@ -359,6 +361,7 @@ impl Loader {
             readers,
             state: LoaderState::default(),
             run: None,
+            waited: std::time::Duration::ZERO,
         })
     }
 
@@ -427,6 +430,14 @@ impl Loader {
         Ok(())
     }
 
+    /// The time [`next_batch`](Self::next_batch) has spent blocked, waiting
+    /// for a batch the threads had not made yet, since the loader was
+    /// made: the time a training loop waited for data (the hand-over of a
+    /// ready batch is not counted).
+    pub fn waited(&self) -> std::time::Duration {
+        self.waited
+    }
+
     /// What the pool of batch buffers has done.
     pub fn pool_stats(&self) -> PoolStats {
         self.shared.pool.stats()
@@ -483,7 +494,8 @@ impl Loader {
         }
         let run = self.run.as_ref()?;
         let k = self.state.batch;
-        let got = run.take(k);
+        let (got, waited) = run.take(k);
+        self.waited += waited;
         self.state.batch = k + 1;
         if self.state.batch == self.shared.batches {
             self.stop();
@@ -621,21 +633,27 @@ impl Run {
         }
     }
 
-    /// Batch `k`, once made.
-    fn take(&self, k: u64) -> Result<Slot, Error> {
+    /// Batch `k`, once made, and how long it was waited for.
+    fn take(&self, k: u64) -> (Result<Slot, Error>, std::time::Duration) {
         let w = &self.window;
         let mut s = lock(&w.state);
+        let mut since = None;
         loop {
+            let waited = since.map_or(std::time::Duration::ZERO, |t: std::time::Instant| {
+                t.elapsed()
+            });
             if let Some(r) = s.done.remove(&k) {
                 s.deliver = k + 1;
                 w.room.notify_all();
-                return r;
+                return (r, waited);
             }
             if s.alive == 0 {
-                return Err(Error::io(std::io::Error::other(
+                let e = Error::io(std::io::Error::other(
                     "the loader's threads ended before making a batch (none could be started?)",
-                )));
+                ));
+                return (Err(e), waited);
             }
+            since.get_or_insert_with(std::time::Instant::now);
             s = match w.made.wait(s) {
                 Ok(g) => g,
                 Err(poisoned) => poisoned.into_inner(),
