@@ -23,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     &["view", "io", "order"],
     &["batch"],
     &["index"],
+    // The loader reads a dataset's batches ahead on threads.
+    &["loader"],
     &["encode"],
     &["arrow"],
     &["json"],
