@@ -130,7 +130,10 @@ def tfrecord_pkg_epoch(path: str, spec: dict):
     return run
 
 
-def tf_data_epoch(path: str, spec: dict):
+def tf_data_epoch(path: str, spec: dict, autotune: bool = False):
+    """tf.data's shuffle + batch + parse_example; ``autotune``: the map's
+    parallelism and a prefetch chosen by tf.data (else one map call at a
+    time, no prefetch)."""
     import tensorflow as tf
 
     feats = tf_features(spec)
@@ -138,12 +141,15 @@ def tf_data_epoch(path: str, spec: dict):
     count_key = next(n for n, f in spec["features"].items() if f["form"] == "fixed_len" and f["dtype"] != "bytes")
 
     # Built once (its map function is traced once, ~1 s), reshuffled each epoch.
+    calls = tf.data.AUTOTUNE if autotune else 1
     ds = (
         tf.data.TFRecordDataset(path)
         .shuffle(n_total, seed=1, reshuffle_each_iteration=True)
         .batch(BATCH)
-        .map(lambda x: tf.io.parse_example(x, feats), num_parallel_calls=1)
+        .map(lambda x: tf.io.parse_example(x, feats), num_parallel_calls=calls)
     )
+    if autotune:
+        ds = ds.prefetch(tf.data.AUTOTUNE)
 
     def numpy(t):
         # (as_numpy_iterator takes ~1 s per batch holding SparseTensors: the

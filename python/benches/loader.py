@@ -116,35 +116,6 @@ def spdl_epoch(path: str, spec: dict, threads: int = 2):
     return run
 
 
-def tf_data_autotune_epoch(path: str, spec: dict):
-    import tensorflow as tf
-
-    feats = peers.tf_features(spec)
-    n_total = len(recordwire.Dataset(path))
-    count_key = next(n for n, f in spec["features"].items() if f["form"] == "fixed_len" and f["dtype"] != "bytes")
-    ds = (
-        tf.data.TFRecordDataset(path)
-        .shuffle(n_total, seed=1, reshuffle_each_iteration=True)
-        .batch(BATCH)
-        .map(lambda x: tf.io.parse_example(x, feats), num_parallel_calls=tf.data.AUTOTUNE)
-        .prefetch(tf.data.AUTOTUNE)
-    )
-
-    def numpy(t):
-        if isinstance(t, tf.SparseTensor):
-            return t.indices.numpy(), t.values.numpy(), t.dense_shape.numpy()
-        return t.numpy()
-
-    def run():
-        n = 0
-        for batch in ds:
-            batch = {k: numpy(v) for k, v in batch.items()}
-            n += len(batch[count_key])
-        return n
-
-    return run
-
-
 def grain_loader_epoch(path: str, spec: dict):
     import grain
 
@@ -244,7 +215,7 @@ PEERS = {
     "IterableDataset, DataLoader 0 workers": lambda p, s: peers.rw_torch_epoch(p, s, 0),
     "IterableDataset, DataLoader 2 workers": lambda p, s: peers.rw_torch_epoch(p, s, 2),
     "tfrecord package": peers.tfrecord_pkg_epoch,
-    "tf.data AUTOTUNE": tf_data_autotune_epoch,
+    "tf.data AUTOTUNE": lambda p, s: peers.tf_data_epoch(p, s, autotune=True),
     "SPDL driving ds.decode, 2 threads": spdl_epoch,
     "Grain DataLoader over DataSource": grain_loader_epoch,
     "Loader 2 threads, 1 ms GIL step": lambda p, s: loader_epoch(p, s, 2, step_ms=1),

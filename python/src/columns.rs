@@ -10,20 +10,8 @@ use recordwire::names::OptionName;
 
 use crate::buffers::{take_array, RecordBuffer};
 
-/// numpy's name for a column type.
-fn numpy_dtype(d: DType) -> &'static str {
-    match d {
-        DType::Int64 => "<i8",
-        DType::Float32 => "<f4",
-        DType::Int32 => "<i4",
-        DType::Float64 => "<f8",
-        DType::Int8 => "i1",
-        DType::UInt8 => "u1",
-        DType::Bytes => "u1",
-    }
-}
-
-fn layout_name(l: Layout) -> &'static str {
+/// The name of a layout in a column's parts dict.
+pub(crate) fn layout_name(l: Layout) -> &'static str {
     match l {
         Layout::Dense => "dense",
         Layout::Ragged => "ragged",
@@ -75,7 +63,7 @@ fn column<'py>(
         None => {
             let dense = layout == Layout::Dense && dtype != DType::Bytes;
             let shape = dense.then_some(shape.as_slice());
-            take_array(py, parts.values, numpy_dtype(dtype), shape)?
+            take_array(py, parts.values, dtype.numpy_typestr(), shape)?
         }
     };
     d.set_item("values", values)?;

@@ -23,6 +23,7 @@ use recordwire::loader::{LoadedBatch, Loader as CoreLoader, LoaderOptions, Loade
 use recordwire::names::OptionName;
 
 use crate::buffers::{memoryview_of, ShardViews};
+use crate::columns::layout_name;
 use crate::errors::{guard, to_py};
 use crate::order::order_spec;
 use crate::spec::spec_of;
@@ -53,18 +54,6 @@ impl PooledBuffer {
         d.set_item("typestr", self.typestr)?;
         d.set_item("data", (self.ptr, false))?;
         Ok(d)
-    }
-}
-
-/// numpy's name for a column type.
-fn typestr(d: DType) -> &'static str {
-    match d {
-        DType::Int64 => "<i8",
-        DType::Float32 => "<f4",
-        DType::Int32 => "<i4",
-        DType::Float64 => "<f8",
-        DType::Int8 => "|i1",
-        DType::UInt8 | DType::Bytes => "|u1",
     }
 }
 
@@ -124,14 +113,6 @@ fn array<'py>(
     np.call_method1("asarray", (buffer,))
 }
 
-fn layout_name(l: Layout) -> &'static str {
-    match l {
-        Layout::Dense => "dense",
-        Layout::Ragged => "ragged",
-        Layout::RaggedFrames => "ragged_frames",
-    }
-}
-
 /// One column as the dict `Dataset._decode` gives (see `columns.rs`), its
 /// arrays views of the held batch; a dense numeric column (the most
 /// common) as its array alone, which is what the Python layer makes of
@@ -148,20 +129,13 @@ fn column<'py>(
     views: &ShardViews,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (dtype, layout, shape) = (c.dtype(), c.layout(), c.shape());
-    let plain = layout == Layout::Dense
-        && dtype != DType::Bytes
-        && c.lengths().is_none()
-        && c.sparse().is_none();
-    if plain {
-        return array(
-            py,
-            np,
-            held,
-            at.values,
-            typestr(dtype),
-            dtype.width(),
-            Some(shape),
-        );
+    let dense = layout == Layout::Dense && dtype != DType::Bytes;
+    let values = |shape: Option<&[usize]>| {
+        let (typestr, width) = (dtype.numpy_typestr(), dtype.width());
+        array(py, np, held, at.values, typestr, width, shape)
+    };
+    if dense && c.lengths().is_none() && c.sparse().is_none() {
+        return values(Some(shape));
     }
     let d = PyDict::new(py);
     d.set_item("layout", layout_name(layout))?;
@@ -186,19 +160,7 @@ fn column<'py>(
             }
             list.into_any()
         }
-        None => {
-            let dense = layout == Layout::Dense && dtype != DType::Bytes;
-            let shape = dense.then_some(shape);
-            array(
-                py,
-                np,
-                held,
-                at.values,
-                typestr(dtype),
-                dtype.width(),
-                shape,
-            )?
-        }
+        None => values(dense.then_some(shape))?,
     };
     d.set_item("values", values)?;
     let int64s = [

@@ -59,6 +59,15 @@ def write_tfrecord(path: Path, payloads) -> Path:
     return path
 
 
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (for a gloo group's rendezvous)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @pytest.fixture
 def testdata() -> Path:
     return TESTDATA

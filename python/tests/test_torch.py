@@ -6,7 +6,6 @@ dimension, fetched a batch at a time, and collated with var_len features."""
 
 import os
 import pickle
-import socket
 import sys
 
 import numpy as np
@@ -20,6 +19,7 @@ import torch.multiprocessing as mp  # noqa: E402
 from torch.utils.data import DataLoader  # noqa: E402
 
 import recordwire.torch as rwt  # noqa: E402
+from conftest import free_port  # noqa: E402
 
 N = 104
 SPEC = {"id": recordwire.FixedLen((), "int64"), "x": recordwire.FixedLen(3, "float32")}
@@ -124,12 +124,6 @@ def _rank_main(rank, world, port, path, out_dir):
         np.save(os.path.join(out_dir, f"total{rank}.npy"), n.numpy())
     finally:
         dist.destroy_process_group()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_two_ranks_in_a_gloo_group(ids_file, tmp_path):

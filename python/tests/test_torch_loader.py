@@ -4,7 +4,6 @@ equal-length epochs; pin_memory and device= where CUDA exists (skipped
 with the reason where it does not: the one skip the suite allows)."""
 
 import os
-import socket
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
 import recordwire.torch as rwt  # noqa: E402
+from conftest import free_port  # noqa: E402
 
 N = 120
 SPEC = {
@@ -76,12 +76,6 @@ def _rank_main(rank, world, port, path, out_dir):
         np.save(os.path.join(out_dir, f"total{rank}.npy"), n.numpy())
     finally:
         dist.destroy_process_group()
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_two_ranks_in_a_gloo_group(ids_file, tmp_path):

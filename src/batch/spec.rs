@@ -69,6 +69,26 @@ impl DType {
         }
     }
 
+    /// numpy's type string for the values as a column stores them
+    /// (little-endian numbers; bytes data as `|u1`): the `descr` of a
+    /// `.npy` header and the `typestr` of numpy's array interface.
+    ///
+    /// ```
+    /// use recordwire::batch::DType;
+    /// assert_eq!(DType::Float32.numpy_typestr(), "<f4");
+    /// assert_eq!(DType::Bytes.numpy_typestr(), "|u1");
+    /// ```
+    pub fn numpy_typestr(self) -> &'static str {
+        match self {
+            DType::Int64 => "<i8",
+            DType::Float32 => "<f4",
+            DType::Int32 => "<i4",
+            DType::Float64 => "<f8",
+            DType::Int8 => "|i1",
+            DType::UInt8 | DType::Bytes => "|u1",
+        }
+    }
+
     /// The list kind that holds this type as it is, if any.
     pub fn kind(self) -> Option<Kind> {
         match self {

@@ -29,14 +29,7 @@ use crate::names::write_json_string;
 
 /// The `descr` of a dtype's values in a `.npy` header.
 fn descr(d: DType) -> &'static str {
-    match d {
-        DType::Int64 => "<i8",
-        DType::Float32 => "<f4",
-        DType::Int32 => "<i4",
-        DType::Float64 => "<f8",
-        DType::Int8 => "|i1",
-        DType::UInt8 | DType::Bytes => "|u1",
-    }
+    d.numpy_typestr()
 }
 
 /// The dtype's name in NumPy (for `index.json`).
