@@ -114,6 +114,31 @@ def epoch(ds, spec, order_kwargs) -> tuple[float, float, int]:
     return time.perf_counter() - start, first or 0.0, n
 
 
+def loader_epoch(ds, spec, order_kwargs, readers: int) -> tuple[float, float, int]:
+    """One epoch through ``recordwire.Loader`` (2 decode threads, ``readers``
+    batches read at once): (seconds, seconds to the first batch, records)."""
+    loader = recordwire.Loader(
+        ds,
+        spec,
+        BATCH,
+        order=order_kwargs["mode"],
+        seed=order_kwargs["seed"],
+        page_size=order_kwargs.get("page_size", 4096),
+        window=order_kwargs.get("window", 8),
+        threads=2,
+        workers=readers,
+        prefetch=readers,
+    )
+    start = time.perf_counter()
+    first = None
+    n = 0
+    for batch in loader:
+        n += len(batch.ids)
+        if first is None:
+            first = time.perf_counter() - start
+    return time.perf_counter() - start, first or 0.0, n
+
+
 MDS_SCRIPT = r"""
 import os, sys, time, json, tempfile, shutil
 from streaming import MDSWriter, StreamingDataset
@@ -183,6 +208,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--span-mib", type=int, default=1)
     ap.add_argument("--mds-python")
+    ap.add_argument("--loader-only", action="store_true", help="only the quasi-random rows and the Loader's")
     args = ap.parse_args()
 
     spec = recordwire.Spec(json.loads(Path(args.spec).read_text()))
@@ -203,10 +229,13 @@ def main() -> None:
         rows = {}
         shuffle = dict(mode="shuffle", seed=1)
         quasi = dict(mode="quasi-random", page_size=span, window=4, seed=1)
+        spanned = {**base, "span_size": str(span), "span_cache": str(24 * span)}
         setups = [
             ("local disk, shuffle", lambda: local, shuffle),
             ("local disk, quasi-random", lambda: local, quasi),
-            ("s3, quasi-random + span cache", lambda: recordwire.Dataset(url, storage_options={**base, "span_size": str(span), "span_cache": str(24 * span)}), quasi),
+            ("s3, quasi-random + span cache", lambda: recordwire.Dataset(url, storage_options=spanned), quasi),
+            ("s3, quasi-random + span cache, Loader (8 readers)", lambda: recordwire.Dataset(url, storage_options=spanned), quasi),
+            ("s3, quasi-random + span cache, Loader (32 readers)", lambda: recordwire.Dataset(url, storage_options=spanned), quasi),
             ("s3, full shuffle", lambda: recordwire.Dataset(url, storage_options=base), shuffle),
             (
                 "s3, full shuffle, coalesce_gap=0",
@@ -214,13 +243,19 @@ def main() -> None:
                 shuffle,
             ),
         ]
+        if args.loader_only:
+            setups = [x for x in setups if "quasi" in x[0]]
         for name, open_ds, order in setups:
             times, firsts, reqs, nbytes = [], [], [], []
             # One request per record is slow on purpose: one round of it.
             for _ in range(1 if "coalesce_gap=0" in name else args.rounds):
                 ds = open_ds()  # a fresh dataset: a cold span cache
                 proxy.reset()
-                seconds, first, count = epoch(ds, spec, order)
+                if "Loader" in name:
+                    readers = int(name.split("(")[1].split()[0])
+                    seconds, first, count = loader_epoch(ds, spec, order, readers)
+                else:
+                    seconds, first, count = epoch(ds, spec, order)
                 assert count == n, (name, count, n)
                 times.append(seconds)
                 firsts.append(first)
