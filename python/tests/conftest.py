@@ -1,5 +1,6 @@
 """Shared helpers: the repository's testdata/, and a TFRecord writer."""
 
+import os
 import struct
 from pathlib import Path
 
@@ -66,6 +67,33 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def save_rank_ids(out_dir: str, rank: int, ids: list) -> None:
+    """In a rank of a gloo group: its ids as ``rank{rank}.npy``, and the
+    group's total count (an ``all_reduce``) as ``total{rank}.npy``."""
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+
+    n = torch.tensor([len(ids)])
+    dist.all_reduce(n)
+    np.save(os.path.join(out_dir, f"rank{rank}.npy"), np.array(ids, dtype=np.int64))
+    np.save(os.path.join(out_dir, f"total{rank}.npy"), n.numpy())
+
+
+def check_rank_ids(out_dir: Path, world: int, n: int) -> list:
+    """What ``save_rank_ids`` saved: equal, disjoint parts that together are
+    every id below ``n``, and every rank saw the total ``n``. Returns the parts."""
+    import numpy as np
+
+    shards = [np.load(out_dir / f"rank{r}.npy").tolist() for r in range(world)]
+    assert [len(s) for s in shards] == [n // world] * world
+    together = [i for s in shards for i in s]
+    assert len(set(together)) == len(together), "the ranks' parts overlap"
+    assert sorted(together) == list(range(n))
+    assert [int(np.load(out_dir / f"total{r}.npy")[0]) for r in range(world)] == [n] * world
+    return shards
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ import torch.multiprocessing as mp  # noqa: E402
 from torch.utils.data import DataLoader  # noqa: E402
 
 import recordwire.torch as rwt  # noqa: E402
-from conftest import free_port  # noqa: E402
+from conftest import check_rank_ids, free_port, save_rank_ids  # noqa: E402
 
 N = 104
 SPEC = {"id": recordwire.FixedLen((), "int64"), "x": recordwire.FixedLen(3, "float32")}
@@ -116,12 +116,8 @@ def _rank_main(rank, world, port, path, out_dir):
         sampler = rwt.DistributedSampler(recordwire.Dataset(path), seed=5)
         assert (data.rank, data.world) == (rank, world) == (sampler.rank, sampler.world)
         loader = DataLoader(data, batch_size=None, num_workers=2)
-        ids = [i for b in loader for i in b["id"].tolist()]
-        n = torch.tensor([len(ids)])
-        dist.all_reduce(n)
-        np.save(os.path.join(out_dir, f"rank{rank}.npy"), np.array(ids, dtype=np.int64))
+        save_rank_ids(out_dir, rank, [i for b in loader for i in b["id"].tolist()])
         np.save(os.path.join(out_dir, f"sampler{rank}.npy"), np.array(list(sampler), dtype=np.int64))
-        np.save(os.path.join(out_dir, f"total{rank}.npy"), n.numpy())
     finally:
         dist.destroy_process_group()
 
@@ -129,13 +125,9 @@ def _rank_main(rank, world, port, path, out_dir):
 def test_two_ranks_in_a_gloo_group(ids_file, tmp_path):
     world = 2
     mp.spawn(_rank_main, args=(world, free_port(), ids_file, str(tmp_path)), nprocs=world, join=True)
-    shards = [np.load(tmp_path / f"rank{r}.npy").tolist() for r in range(world)]
-    assert len(shards[0]) == len(shards[1]) == N // world
-    assert set(shards[0]).isdisjoint(shards[1])
-    assert sorted(shards[0] + shards[1]) == list(range(N))
+    check_rank_ids(tmp_path, world, N)
     samplers = [np.load(tmp_path / f"sampler{r}.npy").tolist() for r in range(world)]
     assert sorted(samplers[0] + samplers[1]) == list(range(N))
-    assert [int(np.load(tmp_path / f"total{r}.npy")[0]) for r in range(world)] == [N, N]
 
 
 def test_adapters_over_compressed_shards(ids_file, tmp_path):

@@ -3,8 +3,6 @@ reused across epochs); two ranks of a gloo group get disjoint, complete,
 equal-length epochs; pin_memory and device= where CUDA exists (skipped
 with the reason where it does not: the one skip the suite allows)."""
 
-import os
-
 import numpy as np
 import pytest
 
@@ -15,7 +13,7 @@ import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
 import recordwire.torch as rwt  # noqa: E402
-from conftest import free_port  # noqa: E402
+from conftest import check_rank_ids, free_port, save_rank_ids  # noqa: E402
 
 N = 120
 SPEC = {
@@ -69,11 +67,7 @@ def _rank_main(rank, world, port, path, out_dir):
     try:
         loader = rwt.Loader(path, SPEC, 8, seed=5, threads=2)
         assert (loader.rank, loader.world) == (rank, world)
-        ids = [i for b in loader for i in b["id"].tolist()]
-        n = torch.tensor([len(ids)])
-        dist.all_reduce(n)
-        np.save(os.path.join(out_dir, f"rank{rank}.npy"), np.array(ids, dtype=np.int64))
-        np.save(os.path.join(out_dir, f"total{rank}.npy"), n.numpy())
+        save_rank_ids(out_dir, rank, [i for b in loader for i in b["id"].tolist()])
     finally:
         dist.destroy_process_group()
 
@@ -81,11 +75,7 @@ def _rank_main(rank, world, port, path, out_dir):
 def test_two_ranks_in_a_gloo_group(ids_file, tmp_path):
     world = 2
     mp.spawn(_rank_main, args=(world, free_port(), ids_file, str(tmp_path)), nprocs=world, join=True)
-    shards = [np.load(tmp_path / f"rank{r}.npy").tolist() for r in range(world)]
-    assert len(shards[0]) == len(shards[1]) == N // world
-    assert set(shards[0]).isdisjoint(shards[1])
-    assert sorted(shards[0] + shards[1]) == list(range(N))
-    assert [int(np.load(tmp_path / f"total{r}.npy")[0]) for r in range(world)] == [N, N]
+    check_rank_ids(tmp_path, world, N)
 
 
 def test_without_cuda_pinning_is_refused_at_once(ids_file):
