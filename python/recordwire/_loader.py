@@ -42,6 +42,12 @@ class LoadedBatch(Dict[str, Any]):
     epoch: int
     index: int
 
+    def _with(self, columns: Dict[str, Any]) -> "LoadedBatch":
+        """Other columns for the same rows (``ids``, ``epoch``, ``index`` kept)."""
+        out = LoadedBatch(columns)
+        out.ids, out.epoch, out.index = self.ids, self.epoch, self.index
+        return out
+
 
 def distributed_rank_world(rank: Optional[int], world: Optional[int]) -> Tuple[int, int]:
     """``(rank, world)``: as given, else from ``torch.distributed`` when torch
@@ -241,10 +247,14 @@ class Loader:
             pa = _columns.pyarrow_module()
             return pa.record_batch(item[3])
         epoch, index, ids, _rows, context, sequence = item
-        # A dense numeric column comes as its array; the others as parts.
-        out = LoadedBatch({name: _columns.column(p) if type(p) is dict else p for name, p in context.items()})
+
+        def columns(parts: Dict[str, Any]) -> Dict[str, Any]:
+            # A dense numeric column comes as its array; the others as parts.
+            return {name: _columns.column(p) if type(p) is dict else p for name, p in parts.items()}
+
+        out = LoadedBatch(columns(context))
         if sequence:
-            out["sequence"] = {name: _columns.column(p) if type(p) is dict else p for name, p in sequence.items()}
+            out["sequence"] = columns(sequence)
         out.ids, out.epoch, out.index = ids, epoch, index
         return out
 
@@ -256,7 +266,6 @@ class Loader:
     def __iter__(self) -> Iterator[Any]:
         stages = self._stages()
         native = self._native
-        length = len(native)
         try:
             if not stages:
                 while True:
@@ -267,18 +276,18 @@ class Loader:
                         self._state = native.state()
                         raise
                     if item is None:
-                        self._state = (self._state[0] + 1, 0) if self._state[1] >= length else self._state
+                        self._state = native.state()  # the next epoch's start
                         return
                     self._state = (int(item[0]), int(item[1]) + 1)
                     yield self._make(item)
             else:
-                yield from self._iter_staged(stages, length)
+                yield from self._iter_staged(stages)
         finally:
             # A `break` (or an error) leaves the native loader ahead of what
             # was handed over: put it back there, which stops its threads.
             native.resume(*self._state)
 
-    def _iter_staged(self, stages: List[Callable[[Any], Any]], length: int) -> Iterator[Any]:
+    def _iter_staged(self, stages: List[Callable[[Any], Any]]) -> Iterator[Any]:
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(
                 max_workers=self.transform_threads, thread_name_prefix="recordwire-transform"
@@ -312,7 +321,7 @@ class Loader:
                         break
                     ahead.append((int(item[0]), int(item[1]), pool.submit(run, self._make(item))))
                 if not ahead:
-                    self._state = (self._state[0] + 1, 0) if self._state[1] >= length else self._state
+                    self._state = native.state()  # the next epoch's start
                     return
                 epoch, index, future = ahead.popleft()
                 self._state = (epoch, index + 1)

@@ -313,7 +313,7 @@ class Batch(dict):
         if get_worker_info() is None:
             return (Batch, (dict(self),))
         arrays: List[Any] = []
-        skeleton = {k: _pack(v, arrays) for k, v in self.items()}
+        skeleton = {k: _map_leaves(v, lambda x: _pack(x, arrays)) for k, v in self.items()}
         if not arrays:
             return (Batch, (dict(self),))
         return (_unpack, (*_packed(arrays), skeleton))
@@ -327,56 +327,65 @@ class _Slot(NamedTuple):
     numpy: bool
 
 
+def _map_leaves(value: Any, f: Callable[[Any], Any]) -> Any:
+    """``value`` with ``f`` applied to each leaf: the same dicts (a
+    ``LoadedBatch`` keeps its ids) and column tuples (``Ragged``, ``Bytes``,
+    ...) around what ``f`` makes of the arrays, tensors and other values
+    in them."""
+    if isinstance(value, LoadedBatch):
+        return value._with({k: _map_leaves(v, f) for k, v in value.items()})
+    if isinstance(value, dict):
+        return {k: _map_leaves(v, f) for k, v in value.items()}
+    if isinstance(value, tuple) and hasattr(value, "_fields") and not isinstance(value, _Slot):
+        return type(value)(*(_map_leaves(v, f) for v in value))
+    return f(value)
+
+
 def _pack(value: Any, arrays: List[Any]) -> Any:
-    """``value`` with its dense CPU tensors and numpy arrays replaced by
-    ``_Slot``s, the arrays appended to ``arrays`` as contiguous tensors."""
+    """A leaf of a batch: a dense CPU tensor or numeric numpy array is
+    appended to ``arrays`` (as a contiguous tensor) and replaced by its
+    ``_Slot``; anything else stays."""
     if isinstance(value, torch.Tensor) and value.layout == torch.strided and value.device.type == "cpu":
         arrays.append(value.contiguous())
         return _Slot(len(arrays) - 1, False)
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         arrays.append(torch.from_numpy(np.ascontiguousarray(value)))
         return _Slot(len(arrays) - 1, True)
-    if isinstance(value, tuple) and hasattr(value, "_fields") and not isinstance(value, _Slot):
-        return type(value)(*(_pack(v, arrays) for v in value))
-    if isinstance(value, dict):
-        return {k: _pack(v, arrays) for k, v in value.items()}
     return value
 
 
 def _packed(arrays: List[Any]) -> Any:
     """The arrays copied into one block of shared memory (a 1-D uint8
     tensor, which torch sends as one file descriptor) and where each lies
-    in it: ``(block, places)``, each place ``(offset, dtype, shape)``,
+    in it: ``(block, places)``, each place ``(offset, bytes, dtype, shape)``,
     offsets 64-byte aligned."""
     places, total = [], 0
     for t in arrays:
-        places.append((total, t.dtype, tuple(t.shape)))
-        total += (t.numel() * t.element_size() + 63) // 64 * 64
-    block = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(max(total, 1)))
-    for t, (at, dtype, shape) in zip(arrays, places):
         n = t.numel() * t.element_size()
-        block[at : at + n].view(dtype).view(shape).copy_(t)
+        places.append((total, n, t.dtype, tuple(t.shape)))
+        total += (n + 63) // 64 * 64
+    block = torch.empty(0, dtype=torch.uint8).set_(torch.UntypedStorage._new_shared(max(total, 1)))
+    for t, view in zip(arrays, _views(block, places)):
+        view.copy_(t)
     return block, places
+
+
+def _views(block: Any, places: List[tuple]) -> List[Any]:
+    """The tensors at ``places`` of ``block`` (see ``_packed``)."""
+    return [block[at : at + n].view(dtype).view(shape) for at, n, dtype, shape in places]
 
 
 def _unpack(block: Any, places: List[tuple], skeleton: Dict[str, Any]) -> "Batch":
     """A batch of ``Batch.__reduce__``: its arrays as views of ``block``."""
-    views = []
-    for at, dtype, shape in places:
-        n = int(np.prod(shape, dtype=np.int64)) * torch.empty(0, dtype=dtype).element_size()
-        views.append(block[at : at + n].view(dtype).view(shape))
+    views = _views(block, places)
 
     def fill(value: Any) -> Any:
         if isinstance(value, _Slot):
             t = views[value.at]
             return t.numpy() if value.numpy else t
-        if isinstance(value, tuple) and hasattr(value, "_fields"):
-            return type(value)(*(fill(v) for v in value))
-        if isinstance(value, dict):
-            return {k: fill(v) for k, v in value.items()}
         return value
 
-    return Batch({k: fill(v) for k, v in skeleton.items()})
+    return Batch({k: _map_leaves(v, fill) for k, v in skeleton.items()})
 
 
 def _refuse_batch(batch: Sequence[Any], *, collate_fn_map: Any = None) -> Any:
@@ -571,21 +580,6 @@ def collate(batch: Sequence[Any], *, ragged: str = "pad", pad_value: Any = 0) ->
     return _collate_values(list(batch), ragged, pad_value)
 
 
-def _to_device(value: Any, f: Callable[[torch.Tensor], torch.Tensor]) -> Any:
-    """``value`` with ``f`` applied to each tensor in it."""
-    if isinstance(value, torch.Tensor):
-        return f(value)
-    if isinstance(value, LoadedBatch):
-        out = LoadedBatch({k: _to_device(v, f) for k, v in value.items()})
-        out.ids, out.epoch, out.index = value.ids, value.epoch, value.index
-        return out
-    if isinstance(value, dict):
-        return {k: _to_device(v, f) for k, v in value.items()}
-    if isinstance(value, (Ragged, RaggedFrames, Padded)):
-        return type(value)(*(_to_device(x, f) for x in value))
-    return value
-
-
 class Loader(_Loader):
     """``recordwire.Loader`` yielding tensors: each batch's numpy arrays as
     tensors over the same pooled memory (``torch.from_numpy``, no copy),
@@ -628,15 +622,14 @@ class Loader(_Loader):
 
     def _make(self, item: Any) -> Any:
         batch = super()._make(item)
-        tensors = LoadedBatch(to_torch(dict(batch)))
-        tensors.ids, tensors.epoch, tensors.index = batch.ids, batch.epoch, batch.index
-        return tensors
+        return batch._with(to_torch(dict(batch)))
 
     def _stages(self) -> List[Callable[[Any], Any]]:
         stages = super()._stages()
         if self.pin_memory:
-            stages.append(lambda b: _to_device(b, lambda t: t.pin_memory()))
+            stages.append(lambda b: _map_leaves(b, lambda t: t.pin_memory() if isinstance(t, torch.Tensor) else t))
         if self.device is not None:
             device, non_blocking = self.device, self.non_blocking and self.pin_memory
-            stages.append(lambda b: _to_device(b, lambda t: t.to(device, non_blocking=non_blocking)))
+            to = lambda t: t.to(device, non_blocking=non_blocking) if isinstance(t, torch.Tensor) else t  # noqa: E731
+            stages.append(lambda b: _map_leaves(b, to))
         return stages

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use recordwire::batch::Spec as CoreSpec;
 use recordwire::batch::{Column, DType, Layout};
 use recordwire::index::Dataset as CoreDataset;
 use recordwire::loader::{LoadedBatch, Loader as CoreLoader, LoaderOptions, LoaderState};
@@ -188,7 +189,8 @@ pub struct Loader {
     inner: Mutex<CoreLoader>,
     /// The dataset (its shard views give the values of borrowing columns).
     dataset: Py<crate::dataset::Dataset>,
-    arrow: bool,
+    /// The spec, for the Arrow form of a batch (`None`: numpy columns).
+    arrow: Option<Arc<CoreSpec>>,
 }
 
 fn poisoned<T>(_: T) -> PyErr {
@@ -238,7 +240,7 @@ impl Loader {
             Ok(Loader {
                 inner: Mutex::new(loader),
                 dataset: dataset.clone().unbind(),
-                arrow,
+                arrow: arrow.then_some(spec),
             })
         })
     }
@@ -334,12 +336,8 @@ impl Loader {
             let (epoch, index) = (batch.epoch(), batch.index());
             let ids: Vec<i64> = batch.ids().iter().map(|&i| i as i64).collect();
             let ids = numpy::PyArray1::from_vec(py, ids).into_any();
-            if self.arrow {
-                let spec = {
-                    let l = self.inner.lock().map_err(poisoned)?;
-                    l.spec().clone()
-                };
-                let arrow = crate::arrow::ArrowBatch::take(&spec, batch.batch_mut())?;
+            if let Some(spec) = &self.arrow {
+                let arrow = crate::arrow::ArrowBatch::take(spec, batch.batch_mut())?;
                 let arrow = Bound::new(py, arrow)?.into_any();
                 let items = [
                     epoch.into_pyobject(py)?.into_any(),

@@ -84,7 +84,7 @@ mod tests;
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 
 pub use pool::PoolStats;
@@ -469,19 +469,18 @@ impl Loader {
             };
             return None;
         }
-        if let Some(run) = &self.run {
-            if run.pid != std::process::id() {
-                // A forked child: the run's threads are not in this
-                // process, and its lock may have been held by one of them
-                // when it forked. Nothing of the run is touched.
-                if let Some(run) = self.run.take() {
-                    std::mem::forget(run);
-                }
-                return Some(Err(Error::io(std::io::Error::other(
-                    "this loader's threads were started in another process (it was forked \
-                     after the loader started): make a new loader in this process",
-                ))));
-            }
+        if self
+            .run
+            .as_ref()
+            .is_some_and(|r| r.pid != std::process::id())
+        {
+            // A forked child: the run's threads are not in this process
+            // (`stop` leaves the run untouched then).
+            self.stop();
+            return Some(Err(Error::io(std::io::Error::other(
+                "this loader's threads were started in another process (it was forked \
+                 after the loader started): make a new loader in this process",
+            ))));
         }
         if self.run.is_none() {
             self.run = Some(Run::start(
@@ -517,8 +516,10 @@ impl Loader {
     fn stop(&mut self) {
         if let Some(run) = self.run.take() {
             if run.pid == std::process::id() {
-                run.stop();
+                run.stop(&self.shared.pool);
             } else {
+                // A forked child: the run's threads and lock belong to the
+                // parent; nothing of it is touched.
                 std::mem::forget(run);
             }
         }
@@ -577,10 +578,7 @@ struct WindowState {
 }
 
 fn lock(m: &Mutex<WindowState>) -> MutexGuard<'_, WindowState> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Run {
@@ -654,16 +652,13 @@ impl Run {
                 return (Err(e), waited);
             }
             since.get_or_insert_with(std::time::Instant::now);
-            s = match w.made.wait(s) {
-                Ok(g) => g,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            s = w.made.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
     }
 
     /// Stops the threads and waits for them; the batches they made go back
     /// to the pool.
-    fn stop(self) {
+    fn stop(self, pool: &Pool) {
         {
             let mut s = lock(&self.window.state);
             s.stop = true;
@@ -674,7 +669,9 @@ impl Run {
             let _ = h.join();
         }
         let done = std::mem::take(&mut lock(&self.window.state).done);
-        drop(done);
+        for slot in done.into_values().flatten() {
+            pool.put(slot);
+        }
     }
 }
 
@@ -695,10 +692,7 @@ fn work(shared: &Shared, w: &Window, epoch: u64) {
                 if s.claim < s.deliver + s.ahead {
                     break;
                 }
-                s = match w.room.wait(s) {
-                    Ok(g) => g,
-                    Err(poisoned) => poisoned.into_inner(),
-                };
+                s = w.room.wait(s).unwrap_or_else(PoisonError::into_inner);
             }
             s.claim += 1;
             s.claim - 1
@@ -794,18 +788,15 @@ impl Window {
     /// Waits for a free decode slot (of `threads`); `None` once the run
     /// stops.
     fn decode_permit(&self) -> Option<Permit<'_>> {
-        let mut n = match self.decoding.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut n = self.decoding.lock().unwrap_or_else(PoisonError::into_inner);
         while *n >= self.threads {
             if lock(&self.state).stop {
                 return None;
             }
-            n = match self.decode_free.wait(n) {
-                Ok(g) => g,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            n = self
+                .decode_free
+                .wait(n)
+                .unwrap_or_else(PoisonError::into_inner);
         }
         *n += 1;
         Some(Permit(self))

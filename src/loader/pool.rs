@@ -2,7 +2,7 @@
 //! holder drops them, and the next decode takes them warm.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::batch::Batch;
 
@@ -83,10 +83,7 @@ impl Pool {
         self.grown.fetch_add(grown as u64, Ordering::Relaxed);
         slot.batch = std::mem::take(&mut slot.batch).recycle();
         slot.ids.clear();
-        let mut free = match self.free.lock() {
-            Ok(f) => f,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
         if free.len() < self.keep {
             free.push(slot);
         } else {
