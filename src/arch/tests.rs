@@ -226,6 +226,30 @@ fn shift_is_feeding_zero_bytes() {
     }
 }
 
+/// The constants the x86 and ARM kernels join their streams with: a
+/// carry-less multiply by `K[m]`, then one CRC32C instruction over the
+/// 64-bit product from 0 (here its scalar twin), is `shift` past `8·m`
+/// bytes.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn k_constants_shift_a_state_past_8m_bytes() {
+    fn clmul(a: u32, b: u32) -> u64 {
+        (0..32)
+            .filter(|i| (b >> i) & 1 != 0)
+            .fold(0u64, |p, i| p ^ (u64::from(a) << i))
+    }
+    let step = if cfg!(miri) { 97 } else { 1 };
+    for m in (1..=2 * scalar::MAX_LANE_WORDS).step_by(step) {
+        for state in [1u32, 0x8000_0000, 0xdead_beef, 0x1234_5678] {
+            let product = clmul(state, scalar::K[m]);
+            // The raw CRC32C update of the product's 8 bytes from 0 (the
+            // instruction), through the twin, which inverts in and out.
+            let reduced = !scalar::crc32c(!0, &product.to_le_bytes());
+            assert_eq!(reduced, scalar::shift(state, 8 * m as u64), "m {m}");
+        }
+    }
+}
+
 /// A prefetch is a hint: on every length (0 too) and alignment it neither
 /// faults nor changes a byte, through the dispatcher and the twin.
 #[test]
