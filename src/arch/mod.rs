@@ -2,22 +2,26 @@
 //! hold `unsafe` (docs/FORMAT.md keeps the rule).
 //!
 //! Each fast function is a `#[target_feature]` kernel chosen once at run time
-//! (`is_x86_feature_detected!`, cached), beside a portable scalar twin that is
-//! the reference: the kernels are property-tested and fuzzed against their
-//! twins on every length from 0 to 4096 and every alignment.
+//! (`is_x86_feature_detected!` on x86-64, `is_aarch64_feature_detected!` on
+//! aarch64, cached), beside a portable scalar twin that is the reference: the
+//! kernels are property-tested and fuzzed against their twins on every length
+//! from 0 to 4096 and every alignment (the aarch64 ones under qemu in CI).
 //!
 //! Setting `RECORDWIRE_NO_SIMD=1` in the environment (read once, at the first
 //! call) forces the scalar twins; CI runs the test suite once that way. Under
 //! miri the scalar twins always run.
 //!
-//! - [`crc32c()`]: CRC32C (Castagnoli), SSE4.2 `crc32` in three interleaved
-//!   streams across the whole buffer, joined with a carry-less multiply
-//!   (PCLMULQDQ); twin: slicing by 8.
+//! The kernels (x86-64 in `x86.rs`, aarch64 in `aarch64.rs`):
+//!
+//! - [`crc32c()`]: CRC32C (Castagnoli) in three interleaved streams across
+//!   the whole buffer, joined with a carry-less multiply by the constants of
+//!   `scalar::K`: x86 SSE4.2 `crc32` and PCLMULQDQ; ARM `crc32cx` and PMULL
+//!   (`vmull_p64`). Twin: slicing by 8.
 //! - [`crc32c_u64`]: the CRC32C of one 8-byte word (a TFRecord length): one
-//!   `crc32` instruction; twin: eight table lookups.
+//!   `crc32` (x86) or `crc32cx` (ARM) instruction; twin: eight table lookups.
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
-//!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
-//!   ([`scalar::compact`]).
+//!   value one BMI2 `pext` out of the word (x86 only: ARM has no `pext`, and
+//!   runs the twin); twin: three shift-and-mask steps ([`scalar::compact`]).
 //! - [`varints_into`]: [`varint_words`] into a slice: 16 one-byte varints
 //!   at a time widened by SSE4.1 `pmovzxbq` (two values a store), other
 //!   words by BMI2 `pext`; twin: [`varint_words`]' twin into the slice.
@@ -27,10 +31,14 @@
 //!   runs of 10 continuation bits; twin: a word at a time
 //!   (`scalar::varint_ends_word`).
 //! - [`prefetch`]: asks for the cache lines of a slice ahead of use: SSE
-//!   `prefetcht0` (x86-64 baseline, no detection); twin: one load per line.
+//!   `prefetcht0` (x86-64 baseline, no detection); ARM runs the twin
+//!   (`core::arch::aarch64::_prefetch` is not stable). Twin: one load per
+//!   line.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 pub mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -42,6 +50,11 @@ pub enum Level {
     Scalar,
     /// x86-64 with SSE4.2, PCLMULQDQ and POPCNT.
     X86Crc,
+    /// aarch64 with the CRC32 instructions, PMULL (the `aes` feature) and
+    /// NEON, as ARM server cores (Neoverse: Graviton, Ampere) and Apple's
+    /// have. A core with CRC32 but without the crypto extension (the
+    /// Cortex-A72 of a Raspberry Pi 4) runs the scalar twins.
+    Arm,
 }
 
 const UNKNOWN: u8 = 0;
@@ -49,6 +62,8 @@ const SCALAR: u8 = 1;
 const X86_CRC: u8 = 2;
 /// Set beside `SCALAR`/`X86_CRC` when BMI1 and BMI2 are there too.
 const BMI2: u8 = 4;
+/// aarch64 with crc, aes (PMULL) and neon.
+const ARM: u8 = 8;
 
 static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
 
@@ -79,6 +94,19 @@ fn detect() -> u8 {
         }
         return SCALAR | bmi2;
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // `aes` is the target feature of `vmull_p64`; `pmull` is asked too,
+        // as the two are separate bits of the CPU's report.
+        if std::arch::is_aarch64_feature_detected!("neon")
+            && std::arch::is_aarch64_feature_detected!("crc")
+            && std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull")
+        {
+            return ARM;
+        }
+        return SCALAR;
+    }
     #[allow(unreachable_code)]
     SCALAR
 }
@@ -94,7 +122,9 @@ fn bits() -> u8 {
     l
 }
 
-/// Whether the BMI2 kernels run (detected once, like [`level`]).
+/// Whether the BMI2 kernels run (detected once, like [`level`]); only on
+/// x86-64 (elsewhere false, and called only by the tests).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub fn has_bmi2() -> bool {
     bits() & BMI2 != 0
@@ -105,6 +135,7 @@ pub fn has_bmi2() -> bool {
 pub fn level() -> Level {
     match bits() & !BMI2 {
         X86_CRC => Level::X86Crc,
+        ARM => Level::Arm,
         _ => Level::Scalar,
     }
 }
@@ -118,6 +149,8 @@ pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
     match level() {
         #[cfg(target_arch = "x86_64")]
         Level::X86Crc => x86::crc32c(crc, data),
+        #[cfg(target_arch = "aarch64")]
+        Level::Arm => aarch64::crc32c(crc, data),
         _ => scalar::crc32c(crc, data),
     }
 }
@@ -131,6 +164,8 @@ pub fn crc32c_u64(word: u64) -> u32 {
     match level() {
         #[cfg(target_arch = "x86_64")]
         Level::X86Crc => x86::crc32c_u64(word),
+        #[cfg(target_arch = "aarch64")]
+        Level::Arm => aarch64::crc32c_u64(word),
         _ => scalar::crc32c_u64(word),
     }
 }

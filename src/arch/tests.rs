@@ -289,14 +289,41 @@ fn dispatch_is_cached_and_consistent() {
         {
             assert_eq!(a, super::Level::X86Crc);
         }
+        #[cfg(target_arch = "aarch64")]
+        if std::arch::is_aarch64_feature_detected!("crc")
+            && std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull")
+        {
+            assert_eq!(a, super::Level::Arm);
+        }
     }
 }
 
-/// The checks each architecture's kernels go through (its module below): a
-/// kernel against its twin on every length 0..=4096 at every alignment 0..8.
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+/// The level CI expects, where it names one in `RECORDWIRE_EXPECT_SIMD`
+/// (`scalar`, `x86` or `arm`): a run meant to test the kernels (the
+/// aarch64 one under qemu) fails here rather than passing on the twins
+/// when detection found less than it should. Without the variable, nothing
+/// to check.
+#[test]
+fn level_is_the_one_ci_expects() {
+    let Some(want) = std::env::var_os("RECORDWIRE_EXPECT_SIMD") else {
+        return;
+    };
+    let want = match want.to_str() {
+        Some("scalar") => super::Level::Scalar,
+        Some("x86") => super::Level::X86Crc,
+        Some("arm") => super::Level::Arm,
+        other => panic!("RECORDWIRE_EXPECT_SIMD={other:?}: expected scalar, x86 or arm"),
+    };
+    assert_eq!(super::level(), want, "the kernels detected on this CPU");
+}
+
+/// The checks each architecture's kernels go through (the `x86` and
+/// `aarch64` modules below): a kernel against its twin on every length
+/// 0..=4096 at every alignment 0..8.
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
 mod check {
-    use super::{bytes, lengths, rooms, run_into, scalar, varint_bytes};
+    use super::{bytes, lengths, scalar};
 
     /// A CRC32C kernel, from several starting CRCs.
     pub(super) fn crc32c(kernel: fn(u32, &[u8]) -> u32) {
@@ -344,9 +371,10 @@ mod check {
     /// compared with it at every length: the kernel still sees all of them,
     /// and the twin's 64-fold repeats (most of this check's time, under
     /// qemu most of all) go.
+    #[cfg(target_arch = "x86_64")]
     pub(super) fn varint_ends(kernel: fn(&[u8], usize) -> crate::arch::VarintEnds) {
         for (seed, cont) in [(16u64, 128u8), (17, 230), (18, 40), (19, 0), (20, 255)] {
-            let data = varint_bytes(4096 + 8, seed, cont);
+            let data = super::varint_bytes(4096 + 8, seed, cont);
             for align in 0..8 {
                 for run in [0, 3, 8, 9] {
                     let mut twin = None;
@@ -373,16 +401,17 @@ mod check {
 
     /// A `varints_into` kernel, with room for fewer values than there are,
     /// around its steps, and for all.
+    #[cfg(target_arch = "x86_64")]
     pub(super) fn varints_into(kernel: fn(&[u8], &mut [u64]) -> (usize, usize)) {
         for (seed, cont) in [(26u64, 128u8), (27, 230), (28, 20), (29, 0), (30, 255)] {
-            let data = varint_bytes(4096 + 8, seed, cont);
+            let data = super::varint_bytes(4096 + 8, seed, cont);
             for n in lengths() {
                 for align in 0..8 {
                     let d = &data[align..align + n];
-                    for room in rooms(n) {
+                    for room in super::rooms(n) {
                         assert_eq!(
-                            run_into(kernel, d, room),
-                            run_into(scalar::varints_into, d, room),
+                            super::run_into(kernel, d, room),
+                            super::run_into(scalar::varints_into, d, room),
                             "{n} bytes at {align}, room {room}, continuation odds {cont}/256"
                         );
                     }
@@ -474,6 +503,52 @@ mod x86 {
             return;
         }
         check::crc32c_u64(crate::arch::x86::crc32c_u64);
+    }
+}
+
+/// The aarch64 kernels against their twins: what `x86` above checks, on
+/// ARM (CI runs it under qemu-aarch64, whose default CPU has crc, aes/pmull
+/// and neon).
+#[cfg(all(target_arch = "aarch64", not(miri)))]
+mod aarch64 {
+    use super::check;
+    use crate::arch::aarch64 as arm;
+
+    fn has_features() -> bool {
+        let ok = std::arch::is_aarch64_feature_detected!("neon")
+            && std::arch::is_aarch64_feature_detected!("crc")
+            && std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull");
+        if !ok {
+            eprintln!(
+                "SKIP: this CPU lacks crc/aes/pmull/neon; the ARM kernels are not tested here"
+            );
+        }
+        ok
+    }
+
+    #[test]
+    fn kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() {
+            return;
+        }
+        check::crc32c(arm::crc32c);
+    }
+
+    #[test]
+    fn kernel_matches_on_long_inputs() {
+        if !has_features() {
+            return;
+        }
+        check::crc32c_long(arm::crc32c);
+    }
+
+    #[test]
+    fn u64_kernel_matches_its_twin() {
+        if !has_features() {
+            return;
+        }
+        check::crc32c_u64(arm::crc32c_u64);
     }
 }
 
