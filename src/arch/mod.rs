@@ -23,11 +23,15 @@
 //!   value one BMI2 `pext` out of the word (x86 only: ARM has no `pext`, and
 //!   runs the twin); twin: three shift-and-mask steps ([`scalar::compact`]).
 //! - [`varints_into`]: [`varint_words`] into a slice: 16 one-byte varints
-//!   at a time widened by SSE4.1 `pmovzxbq` (two values a store), other
-//!   words by BMI2 `pext`; twin: [`varint_words`]' twin into the slice.
+//!   at a time widened together, by SSE4.1 `pmovzxbq` (x86, two values a
+//!   store) or NEON `uxtl` steps (ARM, `vmovl`), other words by BMI2 `pext`
+//!   (x86) or the twin's `compact` (ARM); twin: [`varint_words`]' twin into
+//!   the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
-//!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
-//!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
+//!   over 10 bytes found, 64 bytes at a time: the 64 continuation bits from
+//!   SSE2 `pmovmskb` (x86) or from NEON (ARM: a test of each byte's high bit,
+//!   weighted by its place, summed by three pairwise adds), counted with
+//!   POPCNT (x86) or `count_ones` (ARM: NEON `cnt`), shifts and ANDs find
 //!   runs of 10 continuation bits; twin: a word at a time
 //!   (`scalar::varint_ends_word`).
 //! - [`prefetch`]: asks for the cache lines of a slice ahead of use: SSE
@@ -200,6 +204,10 @@ pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
     if has_bmi2() && level() == Level::X86Crc {
         return x86::varints_into(bytes, out);
     }
+    #[cfg(target_arch = "aarch64")]
+    if level() == Level::Arm {
+        return aarch64::varints_into(bytes, out);
+    }
     scalar::varints_into(bytes, out)
 }
 
@@ -233,6 +241,10 @@ pub fn varint_ends(bytes: &[u8], run: usize) -> VarintEnds {
     #[cfg(target_arch = "x86_64")]
     if level() == Level::X86Crc {
         return x86::varint_ends(bytes, run);
+    }
+    #[cfg(target_arch = "aarch64")]
+    if level() == Level::Arm {
+        return aarch64::varint_ends(bytes, run);
     }
     scalar::varint_ends(bytes, run)
 }

@@ -323,7 +323,7 @@ fn level_is_the_one_ci_expects() {
 /// 0..=4096 at every alignment 0..8.
 #[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
 mod check {
-    use super::{bytes, lengths, scalar};
+    use super::{bytes, lengths, rooms, run_into, scalar, varint_bytes};
 
     /// A CRC32C kernel, from several starting CRCs.
     pub(super) fn crc32c(kernel: fn(u32, &[u8]) -> u32) {
@@ -371,10 +371,9 @@ mod check {
     /// compared with it at every length: the kernel still sees all of them,
     /// and the twin's 64-fold repeats (most of this check's time, under
     /// qemu most of all) go.
-    #[cfg(target_arch = "x86_64")]
     pub(super) fn varint_ends(kernel: fn(&[u8], usize) -> crate::arch::VarintEnds) {
         for (seed, cont) in [(16u64, 128u8), (17, 230), (18, 40), (19, 0), (20, 255)] {
-            let data = super::varint_bytes(4096 + 8, seed, cont);
+            let data = varint_bytes(4096 + 8, seed, cont);
             for align in 0..8 {
                 for run in [0, 3, 8, 9] {
                     let mut twin = None;
@@ -401,17 +400,16 @@ mod check {
 
     /// A `varints_into` kernel, with room for fewer values than there are,
     /// around its steps, and for all.
-    #[cfg(target_arch = "x86_64")]
     pub(super) fn varints_into(kernel: fn(&[u8], &mut [u64]) -> (usize, usize)) {
         for (seed, cont) in [(26u64, 128u8), (27, 230), (28, 20), (29, 0), (30, 255)] {
-            let data = super::varint_bytes(4096 + 8, seed, cont);
+            let data = varint_bytes(4096 + 8, seed, cont);
             for n in lengths() {
                 for align in 0..8 {
                     let d = &data[align..align + n];
-                    for room in super::rooms(n) {
+                    for room in rooms(n) {
                         assert_eq!(
-                            super::run_into(kernel, d, room),
-                            super::run_into(scalar::varints_into, d, room),
+                            run_into(kernel, d, room),
+                            run_into(scalar::varints_into, d, room),
                             "{n} bytes at {align}, room {room}, continuation odds {cont}/256"
                         );
                     }
@@ -541,6 +539,22 @@ mod aarch64 {
             return;
         }
         check::crc32c_long(arm::crc32c);
+    }
+
+    #[test]
+    fn varint_ends_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() {
+            return;
+        }
+        check::varint_ends(arm::varint_ends);
+    }
+
+    #[test]
+    fn varints_into_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() {
+            return;
+        }
+        check::varints_into(arm::varints_into);
     }
 
     #[test]
