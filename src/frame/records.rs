@@ -500,6 +500,7 @@ impl Walker {
 
     /// Ends the walk at `pos`, with `next_id` the id after its last frame
     /// (a walk made elsewhere, by [`split::walk_split`], on this one's behalf).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn finish_at(&mut self, pos: u64, next_id: u64) {
         (self.pos, self.next_id, self.done) = (pos, next_id, true);
     }

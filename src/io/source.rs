@@ -205,6 +205,7 @@ impl Source {
     /// one: each part's items go to a visitor from `make`, and the visitors
     /// reach `sink` in input order, with what to add to their items' ids. The
     /// items are those [`next_record`](Self::next_record) would give.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn walk_split<V, M, S>(&mut self, split: Split, make: M, mut sink: S)
     where
         V: PartVisitor,

@@ -25,6 +25,9 @@
 //! where the walk stops depend on the errors before, so both are walked on
 //! one thread.
 
+// The command line is its one user.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
