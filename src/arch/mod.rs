@@ -40,7 +40,8 @@ mod x86;
 pub enum Level {
     /// The portable scalar twins.
     Scalar,
-    /// x86-64 with SSE4.2, PCLMULQDQ and POPCNT.
+    /// x86-64 with SSE4.2 (and the SSSE3 and SSE4.1 before it), PCLMULQDQ
+    /// and POPCNT.
     X86Crc,
 }
 
@@ -71,7 +72,11 @@ fn detect() -> u8 {
         } else {
             0
         };
+        // Every CPU with SSE4.2 has SSSE3 and SSE4.1, but each is a CPUID
+        // bit of its own (a VM can hide one): the varint kernels use both.
         if std::arch::is_x86_feature_detected!("sse4.2")
+            && std::arch::is_x86_feature_detected!("sse4.1")
+            && std::arch::is_x86_feature_detected!("ssse3")
             && std::arch::is_x86_feature_detected!("pclmulqdq")
             && std::arch::is_x86_feature_detected!("popcnt")
         {
