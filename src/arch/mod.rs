@@ -18,9 +18,13 @@
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
 //!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
 //!   ([`scalar::compact`]).
-//! - [`varints_into`]: [`varint_words`] into a slice: 16 one-byte varints
-//!   at a time widened by SSE4.1 `pmovzxbq` (two values a store), other
-//!   words by BMI2 `pext`; twin: [`varint_words`]' twin into the slice.
+//! - [`varints_into`]: [`varint_words`] into a slice, 16 bytes at a time:
+//!   16 one-byte varints widened by SSE4.1 `pmovzxbq` (two values a store);
+//!   else the block's two words, each holding 2 to 4 varints of 1 to 4
+//!   bytes, through a 256-entry table of SSSE3 `pshufb` controls indexed by
+//!   the word's continuation bits (`pmovmskb`), the 7-bit groups joined by
+//!   `pmaddwd` into four 32-bit lanes; other words by BMI2 `pext`, one per
+//!   value; twin: [`varint_words`]' twin into the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
 //!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
 //!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
