@@ -52,7 +52,8 @@ pub enum Level {
 const UNKNOWN: u8 = 0;
 const SCALAR: u8 = 1;
 const X86_CRC: u8 = 2;
-/// Set beside `SCALAR`/`X86_CRC` when BMI1 and BMI2 are there too.
+/// Set beside `SCALAR`/`X86_CRC` when BMI1, BMI2 and LZCNT are there too
+/// (every CPU with BMI2 has LZCNT; `varints_into` uses it).
 const BMI2: u8 = 4;
 
 static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -71,6 +72,7 @@ fn detect() -> u8 {
     {
         let bmi2 = if std::arch::is_x86_feature_detected!("bmi1")
             && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
         {
             BMI2
         } else {
@@ -103,7 +105,8 @@ fn bits() -> u8 {
     l
 }
 
-/// Whether the BMI2 kernels run (detected once, like [`level`]).
+/// Whether the BMI2 kernels run (BMI1, BMI2 and LZCNT detected once, like
+/// [`level`]).
 #[inline]
 pub fn has_bmi2() -> bool {
     bits() & BMI2 != 0

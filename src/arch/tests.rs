@@ -433,9 +433,10 @@ mod x86 {
             && std::arch::is_x86_feature_detected!("ssse3")
             && std::arch::is_x86_feature_detected!("sse4.1")
             && std::arch::is_x86_feature_detected!("bmi1")
-            && std::arch::is_x86_feature_detected!("bmi2");
+            && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt");
         if !ok {
-            eprintln!("SKIP: this CPU lacks ssse3/sse4.1/bmi2; the varints_into kernel is not tested here");
+            eprintln!("SKIP: this CPU lacks ssse3/sse4.1/bmi2/lzcnt; the varints_into kernel is not tested here");
         }
         ok
     }
