@@ -176,11 +176,11 @@ unsafe fn varint_words_bmi2<F: FnMut(u64)>(bytes: &[u8], each: &mut F) -> (usize
     (i, n)
 }
 
-/// `super::varints_into` with SSSE3, SSE4.1 and BMI2.
+/// `super::varints_into` with SSSE3, SSE4.1, BMI2 and LZCNT.
 #[inline]
 pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
     // SAFETY: called only when sse4.2 (with the ssse3 and sse4.1 before it,
-    // each detected too), bmi1 and bmi2 were detected: all the
+    // each detected too), bmi1, bmi2 and lzcnt were detected: all the
     // target_feature function needs; plain slices.
     unsafe { varints_into_sse41_bmi2(bytes, out) }
 }
@@ -202,10 +202,12 @@ pub(super) struct ShortSteps {
     /// of two, at 0 and `c − 2`, which overlap when `c < 4` and never pass
     /// the last value.
     pub(super) shuffle: [Shuffle; 256],
-    /// 0 where the step is not for this path; otherwise bit 7 set, bits
-    /// 0–1 `c − 2` and bits 2–4 the bytes the step uses (up to and with its
-    /// last terminator) less one. The fields are masked so the compiler
-    /// sees the slots and bytes they index stay inside a 16-long block.
+    /// 0 where the step is not for this path; otherwise bit 7 set and bits
+    /// 0–1 `c − 2` (masked, so the compiler sees the slots it indexes stay
+    /// inside a 16-long block). The bytes a step uses come from the mask
+    /// itself (its last terminator), not from here: bit operations on the
+    /// mask are a shorter chain from one block's load to the next than a
+    /// second table load.
     pub(super) meta: [u8; 256],
 }
 
@@ -245,7 +247,7 @@ pub(super) const fn short_steps() -> ShortSteps {
                 }
                 lane += 1;
             }
-            t.meta[m] = (0x80 | ((from - 1) << 2) | (count - 2)) as u8;
+            t.meta[m] = (0x80 | (count - 2)) as u8;
         }
         m += 1;
     }
@@ -278,7 +280,7 @@ unsafe fn short_values(word: __m128i, shuffle: &Shuffle) -> __m128i {
 /// Stores the two u64s of `v` at `slots[at..at + 2]` (nothing when they
 /// would not fit: the callers' indices always do).
 #[inline(always)]
-fn store_pair(slots: &mut [u64; 16], at: usize, v: __m128i) {
+fn store_pair<const N: usize>(slots: &mut [u64; N], at: usize, v: __m128i) {
     if let Some(pair) = slots.get_mut(at..at + 2) {
         // SAFETY: `pair` is two u64s (16 bytes) of a live slice, written
         // unaligned; sse2 is x86-64 baseline.
@@ -290,7 +292,13 @@ fn store_pair(slots: &mut [u64; 16], at: usize, v: __m128i) {
 /// `e`, non-zero): the values into `slots[at..at + c]`; returns `c`.
 #[target_feature(enable = "ssse3,sse4.1")]
 #[inline]
-unsafe fn short_step(word: __m128i, m: usize, e: u8, slots: &mut [u64; 16], at: usize) -> usize {
+unsafe fn short_step<const N: usize>(
+    word: __m128i,
+    m: usize,
+    e: u8,
+    slots: &mut [u64; N],
+    at: usize,
+) -> usize {
     let last = usize::from(e & 3);
     // SAFETY: the features of this function are those `short_values` needs.
     let values = unsafe { short_values(word, &SHORT_STEPS.shuffle[m & 0xff]) };
@@ -306,21 +314,55 @@ unsafe fn short_step(word: __m128i, m: usize, e: u8, slots: &mut [u64; 16], at: 
     last + 2
 }
 
-#[target_feature(enable = "ssse3,sse4.1,bmi1,bmi2")]
+/// Steps of the word walk through [`SHORT_STEPS`] over a window of 64
+/// bytes (their continuation bits in `mask`), the values into `slots`,
+/// while the step's word lies inside the window and its entry is for the
+/// table; returns (bytes used, values). A step writes no more values than
+/// it uses bytes, so the values start at most 56 slots in (the 8 extra
+/// slots let the compiler see that with `k & 63`).
+#[target_feature(enable = "ssse3,sse4.1,lzcnt")]
+#[inline]
+unsafe fn short_window(b: &[u8; 64], mask: u64, slots: &mut [u64; 72]) -> (usize, usize) {
+    let ends = !mask;
+    let (mut p, mut k) = (0, 0);
+    while p <= 64 - 8 {
+        let m = ((mask >> p) & 0xff) as usize;
+        let e = SHORT_STEPS.meta[m];
+        if e == 0 {
+            break;
+        }
+        let w = &b[p..p + 8];
+        // SAFETY: `w` is 8 bytes of a live slice, read unaligned; the
+        // features of this function are those `short_step` needs.
+        k += unsafe {
+            let word = _mm_loadl_epi64(w.as_ptr().cast::<__m128i>());
+            short_step(word, m, e, slots, k & 63)
+        };
+        // Just past the last terminator of the step's word: the next start
+        // comes from the mask alone, a short chain from step to step
+        // (`lzcnt` is one cycle where `bsr` is several, on AMD's cores).
+        p = 64 - (ends & (0xff << p)).leading_zeros() as usize;
+    }
+    (p, k)
+}
+
+#[target_feature(enable = "ssse3,sse4.1,bmi1,bmi2,lzcnt")]
 unsafe fn varints_into_sse41_bmi2(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
     let mut i = 0;
     let mut n = 0;
     loop {
         // Blocks of 16 bytes while 16 slots are free: sixteen one-byte
-        // varints, or two steps of the word walk through the shuffle table.
-        // A step here is the twin's step (every varint ending in the 8
-        // bytes from `i`, then `i` moves past the last of them), so the
-        // walk stops where the twin's does: the second word starts at most
-        // 8 bytes in, so it lies inside the block, and each step starts
-        // with at least 8 bytes and 8 slots left.
-        if let (Some(b), Some(slots)) = (
+        // varints, or steps of the word walk through the shuffle table,
+        // over the next 64 bytes where 64 bytes and 72 slots are left, else
+        // two steps inside the block. A step here is the twin's step (every
+        // varint ending in the 8 bytes from `i`, then `i` moves past the
+        // last of them), so the walk stops where the twin's does: a step
+        // starts at least 8 bytes before the end of the bytes loaded, so its
+        // word is among them, and with at least 8 bytes and 8 slots left
+        // (a step writes no more values than it uses bytes).
+        if let (Some(b), true) = (
             bytes.get(i..).and_then(|b| b.first_chunk::<16>()),
-            out.get_mut(n..).and_then(|s| s.first_chunk_mut::<16>()),
+            out.len() - n >= 16,
         ) {
             // SAFETY: `b` is 16 bytes of a live slice, read unaligned;
             // sse4.1 (and so sse2) is enabled for this function.
@@ -342,8 +384,10 @@ unsafe fn varints_into_sse41_bmi2(bytes: &[u8], out: &mut [u64]) -> (usize, usiz
                         _mm_cvtepu8_epi64(_mm_srli_si128::<14>(v)),
                     ]
                 };
-                for (k, pair) in pairs.into_iter().enumerate() {
-                    store_pair(slots, 2 * k, pair);
+                if let Some(slots) = out.get_mut(n..).and_then(|s| s.first_chunk_mut::<16>()) {
+                    for (k, pair) in pairs.into_iter().enumerate() {
+                        store_pair(slots, 2 * k, pair);
+                    }
                 }
                 i += 16;
                 n += 16;
@@ -352,13 +396,40 @@ unsafe fn varints_into_sse41_bmi2(bytes: &[u8], out: &mut [u64]) -> (usize, usiz
             // The step at the block's start: the word of bytes 0..8 and its
             // continuation bits.
             let e1 = SHORT_STEPS.meta[m & 0xff];
-            if e1 != 0 {
+            if e1 == 0 {
+                // Not for the table: the word goes through `pext` below.
+            } else if let (Some(b), Some(slots)) = (
+                bytes.get(i..).and_then(|b| b.first_chunk::<64>()),
+                out.get_mut(n..).and_then(|s| s.first_chunk_mut::<72>()),
+            ) {
+                // 64 bytes and 72 free slots: steps over all of them.
+                let mut mask = m as u64;
+                for (k, lane) in b.chunks_exact(16).enumerate().skip(1) {
+                    // SAFETY: `lane` is 16 bytes of a live slice, read
+                    // unaligned; sse2 is enabled for this function.
+                    let c = unsafe {
+                        _mm_movemask_epi8(_mm_loadu_si128(lane.as_ptr().cast::<__m128i>()))
+                    };
+                    mask |= u64::from(c as u16) << (16 * k);
+                }
+                // SAFETY: the features of this function are those
+                // `short_window` needs.
+                let (used, values) = unsafe { short_window(b, mask, slots) };
+                i += used;
+                n += values;
+                continue;
+            } else if let Some(slots) = out.get_mut(n..).and_then(|s| s.first_chunk_mut::<16>()) {
                 // SAFETY: the features of this function are those
                 // `short_step` needs; `v`'s low 8 bytes are the word.
                 let c1 = unsafe { short_step(v, m, e1, slots, 0) };
-                let used1 = usize::from((e1 >> 2) & 7) + 1;
+                // The block's terminators (bit k: byte k ends a varint).
+                let ends = !m & 0xffff;
+                // The first step uses the bytes up to and with the last
+                // terminator of its word (1 to 8: the entry says there is
+                // one).
+                let used1 = 8 - (ends as u8).leading_zeros() as usize;
                 // The next step's word, bytes used1..used1 + 8 (inside the
-                // block, as used1 <= 8), and its continuation bits.
+                // block), and its continuation bits.
                 let m2 = (m >> used1) & 0xff;
                 let e2 = SHORT_STEPS.meta[m2];
                 if e2 != 0 {
@@ -368,7 +439,9 @@ unsafe fn varints_into_sse41_bmi2(bytes: &[u8], out: &mut [u64]) -> (usize, usiz
                     let v2 = unsafe { _mm_loadl_epi64(w2.as_ptr().cast::<__m128i>()) };
                     // SAFETY: as for the first step.
                     let c2 = unsafe { short_step(v2, m2, e2, slots, c1) };
-                    i += used1 + usize::from((e2 >> 2) & 7) + 1;
+                    // Up to and with the second word's last terminator.
+                    let upto = ends & (0xff << used1);
+                    i += 16 - (upto as u16).leading_zeros() as usize;
                     n += c1 + c2;
                 } else {
                     i += used1;
