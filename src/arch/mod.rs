@@ -18,9 +18,13 @@
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
 //!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
 //!   ([`scalar::compact`]).
-//! - [`varints_into`]: [`varint_words`] into a slice: 16 one-byte varints
-//!   at a time widened by SSE4.1 `pmovzxbq` (two values a store), other
-//!   words by BMI2 `pext`; twin: [`varint_words`]' twin into the slice.
+//! - [`varints_into`]: [`varint_words`] into a slice, 16 bytes at a time:
+//!   16 one-byte varints widened by SSE4.1 `pmovzxbq` (two values a store);
+//!   else the block's two words, each holding 2 to 4 varints of 1 to 4
+//!   bytes, through a 256-entry table of SSSE3 `pshufb` controls indexed by
+//!   the word's continuation bits (`pmovmskb`), the 7-bit groups joined by
+//!   `pmaddwd` into four 32-bit lanes; other words by BMI2 `pext`, one per
+//!   value; twin: [`varint_words`]' twin into the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
 //!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
 //!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
@@ -40,14 +44,16 @@ mod x86;
 pub enum Level {
     /// The portable scalar twins.
     Scalar,
-    /// x86-64 with SSE4.2, PCLMULQDQ and POPCNT.
+    /// x86-64 with SSE4.2 (and the SSSE3 and SSE4.1 before it), PCLMULQDQ
+    /// and POPCNT.
     X86Crc,
 }
 
 const UNKNOWN: u8 = 0;
 const SCALAR: u8 = 1;
 const X86_CRC: u8 = 2;
-/// Set beside `SCALAR`/`X86_CRC` when BMI1 and BMI2 are there too.
+/// Set beside `SCALAR`/`X86_CRC` when BMI1, BMI2 and LZCNT are there too
+/// (every CPU with BMI2 has LZCNT; `varints_into` uses it).
 const BMI2: u8 = 4;
 
 static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
@@ -66,12 +72,17 @@ fn detect() -> u8 {
     {
         let bmi2 = if std::arch::is_x86_feature_detected!("bmi1")
             && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
         {
             BMI2
         } else {
             0
         };
+        // Every CPU with SSE4.2 has SSSE3 and SSE4.1, but each is a CPUID
+        // bit of its own (a VM can hide one): the varint kernels use both.
         if std::arch::is_x86_feature_detected!("sse4.2")
+            && std::arch::is_x86_feature_detected!("sse4.1")
+            && std::arch::is_x86_feature_detected!("ssse3")
             && std::arch::is_x86_feature_detected!("pclmulqdq")
             && std::arch::is_x86_feature_detected!("popcnt")
         {
@@ -94,7 +105,8 @@ fn bits() -> u8 {
     l
 }
 
-/// Whether the BMI2 kernels run (detected once, like [`level`]).
+/// Whether the BMI2 kernels run (BMI1, BMI2 and LZCNT detected once, like
+/// [`level`]).
 #[inline]
 pub fn has_bmi2() -> bool {
     bits() & BMI2 != 0
