@@ -2,39 +2,51 @@
 //! hold `unsafe` (docs/FORMAT.md keeps the rule).
 //!
 //! Each fast function is a `#[target_feature]` kernel chosen once at run time
-//! (`is_x86_feature_detected!`, cached), beside a portable scalar twin that is
-//! the reference: the kernels are property-tested and fuzzed against their
-//! twins on every length from 0 to 4096 and every alignment.
+//! (`is_x86_feature_detected!` on x86-64, `is_aarch64_feature_detected!` on
+//! aarch64, cached), beside a portable scalar twin that is the reference: the
+//! kernels are property-tested and fuzzed against their twins on every length
+//! from 0 to 4096 and every alignment (the aarch64 ones under qemu in CI).
 //!
 //! Setting `RECORDWIRE_NO_SIMD=1` in the environment (read once, at the first
 //! call) forces the scalar twins; CI runs the test suite once that way. Under
 //! miri the scalar twins always run.
 //!
-//! - [`crc32c()`]: CRC32C (Castagnoli), SSE4.2 `crc32` in three interleaved
-//!   streams across the whole buffer, joined with a carry-less multiply
-//!   (PCLMULQDQ); twin: slicing by 8.
+//! The kernels (x86-64 in `x86.rs`, aarch64 in `aarch64.rs`):
+//!
+//! - [`crc32c()`]: CRC32C (Castagnoli) in three interleaved streams across
+//!   the whole buffer, joined with a carry-less multiply by the constants of
+//!   `scalar::K`: x86 SSE4.2 `crc32` and PCLMULQDQ; ARM `crc32cx` and PMULL
+//!   (`vmull_p64`). Twin: slicing by 8.
 //! - [`crc32c_u64`]: the CRC32C of one 8-byte word (a TFRecord length): one
-//!   `crc32` instruction; twin: eight table lookups.
+//!   `crc32` (x86) or `crc32cx` (ARM) instruction; twin: eight table lookups.
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
-//!   value one BMI2 `pext` out of the word; twin: three shift-and-mask steps
-//!   ([`scalar::compact`]).
+//!   value one BMI2 `pext` out of the word (x86 only: ARM has no `pext`, and
+//!   runs the twin); twin: three shift-and-mask steps ([`scalar::compact`]).
 //! - [`varints_into`]: [`varint_words`] into a slice, 16 bytes at a time:
-//!   16 one-byte varints widened by SSE4.1 `pmovzxbq` (two values a store);
-//!   else the block's two words, each holding 2 to 4 varints of 1 to 4
-//!   bytes, through a 256-entry table of SSSE3 `pshufb` controls indexed by
-//!   the word's continuation bits (`pmovmskb`), the 7-bit groups joined by
-//!   `pmaddwd` into four 32-bit lanes; other words by BMI2 `pext`, one per
-//!   value; twin: [`varint_words`]' twin into the slice.
+//!   16 one-byte varints widened together, by SSE4.1 `pmovzxbq` (x86, two
+//!   values a store) or NEON `uxtl` steps (ARM, `vmovl`); on x86 else the
+//!   block's two words, each holding 2 to 4 varints of 1 to 4 bytes, through
+//!   a 256-entry table of SSSE3 `pshufb` controls indexed by the word's
+//!   continuation bits (`pmovmskb`), the 7-bit groups joined by `pmaddwd`
+//!   into four 32-bit lanes (Masked VByte's technique); other words by BMI2
+//!   `pext` (x86), one per value, or the twin's `compact` (ARM); twin:
+//!   [`varint_words`]' twin into the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
-//!   over 10 bytes found, 64 bytes at a time: SSE2 `pmovmskb` gives the 64
-//!   continuation bits, POPCNT counts the terminators, shifts and ANDs find
+//!   over 10 bytes found, 64 bytes at a time: the 64 continuation bits from
+//!   SSE2 `pmovmskb` (x86) or from NEON (ARM: a test of each byte's high bit,
+//!   weighted by its place, summed by three pairwise adds), counted with
+//!   POPCNT (x86) or `count_ones` (ARM: NEON `cnt`), shifts and ANDs find
 //!   runs of 10 continuation bits; twin: a word at a time
 //!   (`scalar::varint_ends_word`).
 //! - [`prefetch`]: asks for the cache lines of a slice ahead of use: SSE
-//!   `prefetcht0` (x86-64 baseline, no detection); twin: one load per line.
+//!   `prefetcht0` (x86-64 baseline, no detection); ARM runs the twin
+//!   (`core::arch::aarch64::_prefetch` is not stable). Twin: one load per
+//!   line.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
 pub mod scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
@@ -47,6 +59,11 @@ pub enum Level {
     /// x86-64 with SSE4.2 (and the SSSE3 and SSE4.1 before it), PCLMULQDQ
     /// and POPCNT.
     X86Crc,
+    /// aarch64 with the CRC32 instructions, PMULL (the `aes` feature) and
+    /// NEON, as ARM server cores (Neoverse: Graviton, Ampere) and Apple's
+    /// have. A core with CRC32 but without the crypto extension (the
+    /// Cortex-A72 of a Raspberry Pi 4) runs the scalar twins.
+    Arm,
 }
 
 const UNKNOWN: u8 = 0;
@@ -55,6 +72,8 @@ const X86_CRC: u8 = 2;
 /// Set beside `SCALAR`/`X86_CRC` when BMI1, BMI2 and LZCNT are there too
 /// (every CPU with BMI2 has LZCNT; `varints_into` uses it).
 const BMI2: u8 = 4;
+/// aarch64 with crc, aes (PMULL) and neon.
+const ARM: u8 = 8;
 
 static LEVEL: AtomicU8 = AtomicU8::new(UNKNOWN);
 
@@ -90,6 +109,19 @@ fn detect() -> u8 {
         }
         return SCALAR | bmi2;
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // `aes` is the target feature of `vmull_p64`; `pmull` is asked too,
+        // as the two are separate bits of the CPU's report.
+        if std::arch::is_aarch64_feature_detected!("neon")
+            && std::arch::is_aarch64_feature_detected!("crc")
+            && std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull")
+        {
+            return ARM;
+        }
+        return SCALAR;
+    }
     #[allow(unreachable_code)]
     SCALAR
 }
@@ -106,7 +138,8 @@ fn bits() -> u8 {
 }
 
 /// Whether the BMI2 kernels run (BMI1, BMI2 and LZCNT detected once, like
-/// [`level`]).
+/// [`level`]); only on x86-64 (elsewhere false, and called only by the tests).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub fn has_bmi2() -> bool {
     bits() & BMI2 != 0
@@ -117,6 +150,7 @@ pub fn has_bmi2() -> bool {
 pub fn level() -> Level {
     match bits() & !BMI2 {
         X86_CRC => Level::X86Crc,
+        ARM => Level::Arm,
         _ => Level::Scalar,
     }
 }
@@ -130,6 +164,8 @@ pub fn crc32c(crc: u32, data: &[u8]) -> u32 {
     match level() {
         #[cfg(target_arch = "x86_64")]
         Level::X86Crc => x86::crc32c(crc, data),
+        #[cfg(target_arch = "aarch64")]
+        Level::Arm => aarch64::crc32c(crc, data),
         _ => scalar::crc32c(crc, data),
     }
 }
@@ -143,6 +179,8 @@ pub fn crc32c_u64(word: u64) -> u32 {
     match level() {
         #[cfg(target_arch = "x86_64")]
         Level::X86Crc => x86::crc32c_u64(word),
+        #[cfg(target_arch = "aarch64")]
+        Level::Arm => aarch64::crc32c_u64(word),
         _ => scalar::crc32c_u64(word),
     }
 }
@@ -177,6 +215,10 @@ pub fn varints_into(bytes: &[u8], out: &mut [u64]) -> (usize, usize) {
     if has_bmi2() && level() == Level::X86Crc {
         return x86::varints_into(bytes, out);
     }
+    #[cfg(target_arch = "aarch64")]
+    if level() == Level::Arm {
+        return aarch64::varints_into(bytes, out);
+    }
     scalar::varints_into(bytes, out)
 }
 
@@ -210,6 +252,10 @@ pub fn varint_ends(bytes: &[u8], run: usize) -> VarintEnds {
     #[cfg(target_arch = "x86_64")]
     if level() == Level::X86Crc {
         return x86::varint_ends(bytes, run);
+    }
+    #[cfg(target_arch = "aarch64")]
+    if level() == Level::Arm {
+        return aarch64::varint_ends(bytes, run);
     }
     scalar::varint_ends(bytes, run)
 }

@@ -69,8 +69,8 @@ pub fn crc32c_u64(w: u64) -> u32 {
 }
 
 /// `a · b mod P` over GF(2), in the reflected representation (bit 31 is
-/// x^0): the reference for the carry-less multiply the x86 kernel combines
-/// its streams with.
+/// x^0): the reference for the carry-less multiply the x86 and ARM kernels
+/// combine their streams with.
 pub const fn mul_mod(a: u32, b: u32) -> u32 {
     let mut product = 0u32;
     let mut a = a;
@@ -103,9 +103,37 @@ pub const fn x_pow(n: u64) -> u32 {
     result
 }
 
+/// Words (8 bytes) per stream, at most, in one round of the three streams
+/// of the hardware CRC kernels (x86 and ARM).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) const MAX_LANE_WORDS: usize = 512;
+/// Below three streams of this many words, one stream is faster than
+/// joining three.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) const MIN_LANE_WORDS: usize = 4;
+
+/// `K[m] = x^(64·m − 33) mod P` (reflected), for `m` in `1..=2·MAX_LANE_WORDS`:
+/// multiplying a CRC state by it with a carry-less multiply (x86 PCLMULQDQ,
+/// ARM PMULL), then reducing with one CRC32C instruction of the 64-bit
+/// product (x86 `crc32`, ARM `crc32cx`), moves the state past `8·m` bytes
+/// (the product carries one extra `x`, the reduction `x^32`). How the
+/// kernels join their three streams; built at compile time.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+pub(crate) static K: [u32; 2 * MAX_LANE_WORDS + 1] = {
+    let mut k = [0u32; 2 * MAX_LANE_WORDS + 1];
+    k[1] = x_pow(64 - 33);
+    let x64 = x_pow(64);
+    let mut m = 2;
+    while m <= 2 * MAX_LANE_WORDS {
+        k[m] = mul_mod(k[m - 1], x64);
+        m += 1;
+    }
+    k
+};
+
 /// The CRC state `crc` (raw, not inverted) moved past `len` zero bytes:
-/// `crc · x^(8·len) mod P`. How the streams of the x86 kernel are joined,
-/// and its scalar twin, which the tests compare with the kernel's constants.
+/// `crc · x^(8·len) mod P`. How the streams of the x86 and ARM kernels are
+/// joined (with the constants of `K`), and its scalar twin.
 #[cfg(test)]
 pub const fn shift(crc: u32, len: u64) -> u32 {
     mul_mod(crc, x_pow(8 * len))

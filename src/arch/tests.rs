@@ -266,6 +266,30 @@ fn shift_is_feeding_zero_bytes() {
     }
 }
 
+/// The constants the x86 and ARM kernels join their streams with: a
+/// carry-less multiply by `K[m]`, then one CRC32C instruction over the
+/// 64-bit product from 0 (here its scalar twin), is `shift` past `8·m`
+/// bytes.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn k_constants_shift_a_state_past_8m_bytes() {
+    fn clmul(a: u32, b: u32) -> u64 {
+        (0..32)
+            .filter(|i| (b >> i) & 1 != 0)
+            .fold(0u64, |p, i| p ^ (u64::from(a) << i))
+    }
+    let step = if cfg!(miri) { 97 } else { 1 };
+    for m in (1..=2 * scalar::MAX_LANE_WORDS).step_by(step) {
+        for state in [1u32, 0x8000_0000, 0xdead_beef, 0x1234_5678] {
+            let product = clmul(state, scalar::K[m]);
+            // The raw CRC32C update of the product's 8 bytes from 0 (the
+            // instruction), through the twin, which inverts in and out.
+            let reduced = !scalar::crc32c(!0, &product.to_le_bytes());
+            assert_eq!(reduced, scalar::shift(state, 8 * m as u64), "m {m}");
+        }
+    }
+}
+
 /// A prefetch is a hint: on every length (0 too) and alignment it neither
 /// faults nor changes a byte, through the dispatcher and the twin.
 #[test]
@@ -305,12 +329,139 @@ fn dispatch_is_cached_and_consistent() {
         {
             assert_eq!(a, super::Level::X86Crc);
         }
+        #[cfg(target_arch = "aarch64")]
+        if std::arch::is_aarch64_feature_detected!("crc")
+            && std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull")
+        {
+            assert_eq!(a, super::Level::Arm);
+        }
+    }
+}
+
+/// The level CI expects, where it names one in `RECORDWIRE_EXPECT_SIMD`
+/// (`scalar`, `x86` or `arm`): a run meant to test the kernels (the
+/// aarch64 one under qemu) fails here rather than passing on the twins
+/// when detection found less than it should. Without the variable, nothing
+/// to check.
+#[test]
+fn level_is_the_one_ci_expects() {
+    let Some(want) = std::env::var_os("RECORDWIRE_EXPECT_SIMD") else {
+        return;
+    };
+    let want = match want.to_str() {
+        Some("scalar") => super::Level::Scalar,
+        Some("x86") => super::Level::X86Crc,
+        Some("arm") => super::Level::Arm,
+        other => panic!("RECORDWIRE_EXPECT_SIMD={other:?}: expected scalar, x86 or arm"),
+    };
+    assert_eq!(super::level(), want, "the kernels detected on this CPU");
+}
+
+/// The checks each architecture's kernels go through (the `x86` and
+/// `aarch64` modules below): a kernel against its twin on every length
+/// 0..=4096 at every alignment 0..8.
+#[cfg(all(any(target_arch = "x86_64", target_arch = "aarch64"), not(miri)))]
+mod check {
+    use super::{bytes, lengths, rooms, run_into, scalar, varint_bytes};
+
+    /// A CRC32C kernel, from several starting CRCs.
+    pub(super) fn crc32c(kernel: fn(u32, &[u8]) -> u32) {
+        let data = bytes(4096 + 8, 4);
+        for n in lengths() {
+            for align in 0..8 {
+                let d = &data[align..align + n];
+                for crc in [0u32, 0xffff_ffff, 0x1234_5678] {
+                    assert_eq!(
+                        kernel(crc, d),
+                        scalar::crc32c(crc, d),
+                        "{n} bytes at {align}, from {crc:#x}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A CRC32C kernel on long inputs: past several rounds of 3 x 4 KiB
+    /// lanes.
+    pub(super) fn crc32c_long(kernel: fn(u32, &[u8]) -> u32) {
+        for n in [12 * 1024, 12 * 1024 + 1, 40_000, 100_003] {
+            let d = bytes(n, n as u64);
+            assert_eq!(kernel(0, &d), scalar::crc32c(0, &d), "{n}");
+        }
+    }
+
+    /// A one-word CRC32C kernel.
+    pub(super) fn crc32c_u64(kernel: fn(u64) -> u32) {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for w in [x, x & 0xffff, !x] {
+                assert_eq!(kernel(w), scalar::crc32c_u64(w), "{w:#x}");
+            }
+        }
+    }
+
+    /// A `varint_ends` kernel, from several runs carried in. The twin looks
+    /// at whole 64-byte blocks only (`scalar_varint_ends_match_byte_by_byte_counting`
+    /// checks it at every length), so its answer is taken once per number
+    /// of blocks, at the first length with that many, and the kernel's is
+    /// compared with it at every length: the kernel still sees all of them,
+    /// and the twin's 64-fold repeats (most of this check's time, under
+    /// qemu most of all) go.
+    pub(super) fn varint_ends(kernel: fn(&[u8], usize) -> crate::arch::VarintEnds) {
+        for (seed, cont) in [(16u64, 128u8), (17, 230), (18, 40), (19, 0), (20, 255)] {
+            let data = varint_bytes(4096 + 8, seed, cont);
+            for align in 0..8 {
+                for run in [0, 3, 8, 9] {
+                    let mut twin = None;
+                    for n in lengths() {
+                        let d = &data[align..align + n];
+                        let want = match twin {
+                            Some((blocks, want)) if blocks == n / 64 => want,
+                            _ => {
+                                let want = scalar::varint_ends(d, run);
+                                twin = Some((n / 64, want));
+                                want
+                            }
+                        };
+                        assert_eq!(
+                            kernel(d, run),
+                            want,
+                            "{n} bytes at {align}, run {run}, continuation odds {cont}/256"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A `varints_into` kernel, with room for fewer values than there are,
+    /// around its steps, and for all.
+    pub(super) fn varints_into(kernel: fn(&[u8], &mut [u64]) -> (usize, usize)) {
+        for (seed, cont) in [(26u64, 128u8), (27, 230), (28, 20), (29, 0), (30, 255)] {
+            let data = varint_bytes(4096 + 8, seed, cont);
+            for n in lengths() {
+                for align in 0..8 {
+                    let d = &data[align..align + n];
+                    for room in rooms(n) {
+                        assert_eq!(
+                            run_into(kernel, d, room),
+                            run_into(scalar::varints_into, d, room),
+                            "{n} bytes at {align}, room {room}, continuation odds {cont}/256"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod x86 {
-    use super::{bytes, lengths, run_varints, scalar, scalar_varints, varint_bytes};
+    use super::{bytes, check, lengths, run_varints, scalar, scalar_varints, varint_bytes};
 
     fn has_features() -> bool {
         let ok = std::arch::is_x86_feature_detected!("sse4.2")
@@ -326,19 +477,7 @@ mod x86 {
         if !has_features() {
             return;
         }
-        let data = bytes(4096 + 8, 4);
-        for n in lengths() {
-            for align in 0..8 {
-                let d = &data[align..align + n];
-                for crc in [0u32, 0xffff_ffff, 0x1234_5678] {
-                    assert_eq!(
-                        crate::arch::x86::crc32c(crc, d),
-                        scalar::crc32c(crc, d),
-                        "{n} bytes at {align}, from {crc:#x}"
-                    );
-                }
-            }
-        }
+        check::crc32c(crate::arch::x86::crc32c);
     }
 
     #[test]
@@ -346,15 +485,7 @@ mod x86 {
         if !has_features() {
             return;
         }
-        // Past several rounds of 3 x 4 KiB lanes.
-        for n in [12 * 1024, 12 * 1024 + 1, 40_000, 100_003] {
-            let d = bytes(n, n as u64);
-            assert_eq!(
-                crate::arch::x86::crc32c(0, &d),
-                scalar::crc32c(0, &d),
-                "{n}"
-            );
-        }
+        check::crc32c_long(crate::arch::x86::crc32c);
     }
 
     fn bmi2_varints(d: &[u8], each: &mut dyn FnMut(u64)) -> (usize, usize) {
@@ -389,21 +520,7 @@ mod x86 {
         if !has_features() || !std::arch::is_x86_feature_detected!("popcnt") {
             return;
         }
-        for (seed, cont) in [(16u64, 128u8), (17, 230), (18, 40), (19, 0), (20, 255)] {
-            let data = varint_bytes(4096 + 8, seed, cont);
-            for n in lengths() {
-                for align in 0..8 {
-                    let d = &data[align..align + n];
-                    for run in [0, 3, 8, 9] {
-                        assert_eq!(
-                            crate::arch::x86::varint_ends(d, run),
-                            scalar::varint_ends(d, run),
-                            "{n} bytes at {align}, run {run}, continuation odds {cont}/256"
-                        );
-                    }
-                }
-            }
-        }
+        check::varint_ends(crate::arch::x86::varint_ends);
     }
 
     #[test]
@@ -411,21 +528,7 @@ mod x86 {
         if !has_varints_into_features() {
             return;
         }
-        for (seed, cont) in [(26u64, 128u8), (27, 230), (28, 20), (29, 0), (30, 255)] {
-            let data = varint_bytes(4096 + 8, seed, cont);
-            for n in lengths() {
-                for align in 0..8 {
-                    let d = &data[align..align + n];
-                    for room in super::rooms(n) {
-                        assert_eq!(
-                            super::run_into(crate::arch::x86::varints_into, d, room),
-                            super::run_into(scalar::varints_into, d, room),
-                            "{n} bytes at {align}, room {room}, continuation odds {cont}/256"
-                        );
-                    }
-                }
-            }
-        }
+        check::varints_into(crate::arch::x86::varints_into);
     }
 
     fn has_varints_into_features() -> bool {
@@ -595,19 +698,69 @@ mod x86 {
         if !has_features() {
             return;
         }
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..10_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            for w in [x, x & 0xffff, !x] {
-                assert_eq!(
-                    crate::arch::x86::crc32c_u64(w),
-                    scalar::crc32c_u64(w),
-                    "{w:#x}"
-                );
-            }
+        check::crc32c_u64(crate::arch::x86::crc32c_u64);
+    }
+}
+
+/// The aarch64 kernels against their twins: what `x86` above checks, on
+/// ARM (CI runs it under qemu-aarch64, whose default CPU has crc, aes/pmull
+/// and neon).
+#[cfg(all(target_arch = "aarch64", not(miri)))]
+mod aarch64 {
+    use super::check;
+    use crate::arch::aarch64 as arm;
+
+    fn has_features() -> bool {
+        let ok = std::arch::is_aarch64_feature_detected!("neon")
+            && std::arch::is_aarch64_feature_detected!("crc")
+            && std::arch::is_aarch64_feature_detected!("aes")
+            && std::arch::is_aarch64_feature_detected!("pmull");
+        if !ok {
+            eprintln!(
+                "SKIP: this CPU lacks crc/aes/pmull/neon; the ARM kernels are not tested here"
+            );
         }
+        ok
+    }
+
+    #[test]
+    fn kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() {
+            return;
+        }
+        check::crc32c(arm::crc32c);
+    }
+
+    #[test]
+    fn kernel_matches_on_long_inputs() {
+        if !has_features() {
+            return;
+        }
+        check::crc32c_long(arm::crc32c);
+    }
+
+    #[test]
+    fn varint_ends_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() {
+            return;
+        }
+        check::varint_ends(arm::varint_ends);
+    }
+
+    #[test]
+    fn varints_into_kernel_matches_its_twin_at_every_length_and_alignment() {
+        if !has_features() {
+            return;
+        }
+        check::varints_into(arm::varints_into);
+    }
+
+    #[test]
+    fn u64_kernel_matches_its_twin() {
+        if !has_features() {
+            return;
+        }
+        check::crc32c_u64(arm::crc32c_u64);
     }
 }
 

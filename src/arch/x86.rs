@@ -15,29 +15,7 @@ use std::arch::x86_64::{
     _MM_HINT_T0,
 };
 
-use super::scalar;
-
-/// Words (8 bytes) per stream, at most, in one round of three streams.
-const MAX_LANE_WORDS: usize = 512;
-/// Below three streams of this many words, one stream is faster than
-/// joining three.
-const MIN_LANE_WORDS: usize = 4;
-
-/// `K[m] = x^(64·m − 33) mod P` (reflected), for `m` in `1..=2·MAX_LANE_WORDS`:
-/// multiplying a CRC state by it with a carry-less multiply, then reducing
-/// with one `crc32` of the 64-bit product, moves the state past `8·m` bytes
-/// (the product carries one extra `x`, the reduction `x^32`).
-static K: [u32; 2 * MAX_LANE_WORDS + 1] = {
-    let mut k = [0u32; 2 * MAX_LANE_WORDS + 1];
-    k[1] = scalar::x_pow(64 - 33);
-    let x64 = scalar::x_pow(64);
-    let mut m = 2;
-    while m <= 2 * MAX_LANE_WORDS {
-        k[m] = scalar::mul_mod(k[m - 1], x64);
-        m += 1;
-    }
-    k
-};
+use super::scalar::{self, K, MAX_LANE_WORDS, MIN_LANE_WORDS};
 
 #[inline(always)]
 fn load(w: &[u8]) -> u64 {
