@@ -7,7 +7,8 @@
 //!
 //! writes `DIR/bert.tfrecord`, `DIR/image.tfrecord` and `DIR/ctr.tfrecord`,
 //! the same bytes the criterion benches read (SCALE, default 1, multiplies
-//! the record counts).
+//! the record counts), and `DIR/yt8m.tfrecord`: the first tenth of the
+//! YouTube-8M-like corpus (200 SequenceExamples, 42 MB, times SCALE).
 
 #[path = "../benches/common/corpus.rs"]
 mod corpus;
@@ -42,5 +43,12 @@ fn main() -> ExitCode {
         }
         println!("{} ({n} records)", path.display());
     }
+    let path = dir.join("yt8m.tfrecord");
+    let n = corpus::YT8M_RECORDS / 10 * scale;
+    if let Err(e) = std::fs::write(&path, corpus::yt8m_file(n).0) {
+        eprintln!("{}: {e}", path.display());
+        return ExitCode::FAILURE;
+    }
+    println!("{} ({n} records)", path.display());
     ExitCode::SUCCESS
 }

@@ -22,11 +22,15 @@
 //! - [`varint_words`]: a packed run of varints decoded a word at a time, each
 //!   value one BMI2 `pext` out of the word (x86 only: ARM has no `pext`, and
 //!   runs the twin); twin: three shift-and-mask steps ([`scalar::compact`]).
-//! - [`varints_into`]: [`varint_words`] into a slice: 16 one-byte varints
-//!   at a time widened together, by SSE4.1 `pmovzxbq` (x86, two values a
-//!   store) or NEON `uxtl` steps (ARM, `vmovl`), other words by BMI2 `pext`
-//!   (x86) or the twin's `compact` (ARM); twin: [`varint_words`]' twin into
-//!   the slice.
+//! - [`varints_into`]: [`varint_words`] into a slice, 16 bytes at a time:
+//!   16 one-byte varints widened together, by SSE4.1 `pmovzxbq` (x86, two
+//!   values a store) or NEON `uxtl` steps (ARM, `vmovl`); on x86 else the
+//!   block's two words, each holding 2 to 4 varints of 1 to 4 bytes, through
+//!   a 256-entry table of SSSE3 `pshufb` controls indexed by the word's
+//!   continuation bits (`pmovmskb`), the 7-bit groups joined by `pmaddwd`
+//!   into four 32-bit lanes (Masked VByte's technique); other words by BMI2
+//!   `pext` (x86), one per value, or the twin's `compact` (ARM); twin:
+//!   [`varint_words`]' twin into the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
 //!   over 10 bytes found, 64 bytes at a time: the 64 continuation bits from
 //!   SSE2 `pmovmskb` (x86) or from NEON (ARM: a test of each byte's high bit,
@@ -52,7 +56,8 @@ mod x86;
 pub enum Level {
     /// The portable scalar twins.
     Scalar,
-    /// x86-64 with SSE4.2, PCLMULQDQ and POPCNT.
+    /// x86-64 with SSE4.2 (and the SSSE3 and SSE4.1 before it), PCLMULQDQ
+    /// and POPCNT.
     X86Crc,
     /// aarch64 with the CRC32 instructions, PMULL (the `aes` feature) and
     /// NEON, as ARM server cores (Neoverse: Graviton, Ampere) and Apple's
@@ -64,7 +69,8 @@ pub enum Level {
 const UNKNOWN: u8 = 0;
 const SCALAR: u8 = 1;
 const X86_CRC: u8 = 2;
-/// Set beside `SCALAR`/`X86_CRC` when BMI1 and BMI2 are there too.
+/// Set beside `SCALAR`/`X86_CRC` when BMI1, BMI2 and LZCNT are there too
+/// (every CPU with BMI2 has LZCNT; `varints_into` uses it).
 const BMI2: u8 = 4;
 /// aarch64 with crc, aes (PMULL) and neon.
 const ARM: u8 = 8;
@@ -85,12 +91,17 @@ fn detect() -> u8 {
     {
         let bmi2 = if std::arch::is_x86_feature_detected!("bmi1")
             && std::arch::is_x86_feature_detected!("bmi2")
+            && std::arch::is_x86_feature_detected!("lzcnt")
         {
             BMI2
         } else {
             0
         };
+        // Every CPU with SSE4.2 has SSSE3 and SSE4.1, but each is a CPUID
+        // bit of its own (a VM can hide one): the varint kernels use both.
         if std::arch::is_x86_feature_detected!("sse4.2")
+            && std::arch::is_x86_feature_detected!("sse4.1")
+            && std::arch::is_x86_feature_detected!("ssse3")
             && std::arch::is_x86_feature_detected!("pclmulqdq")
             && std::arch::is_x86_feature_detected!("popcnt")
         {
@@ -126,8 +137,8 @@ fn bits() -> u8 {
     l
 }
 
-/// Whether the BMI2 kernels run (detected once, like [`level`]); only on
-/// x86-64 (elsewhere false, and called only by the tests).
+/// Whether the BMI2 kernels run (BMI1, BMI2 and LZCNT detected once, like
+/// [`level`]); only on x86-64 (elsewhere false, and called only by the tests).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub fn has_bmi2() -> bool {

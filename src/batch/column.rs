@@ -1035,6 +1035,22 @@ impl<'a> Column<'a> {
         }
     }
 
+    /// Appends the rows of `parts` (unfinished), then finishes the
+    /// column's `rows` rows.
+    fn join_finish<'p>(
+        &mut self,
+        parts: impl Iterator<Item = &'p Column<'a>>,
+        spec: &'a FeatureSpec,
+        rows: usize,
+    ) where
+        'a: 'p,
+    {
+        for p in parts {
+            self.append_rows(p, self.form);
+        }
+        self.finish(spec, self.form, rows);
+    }
+
     /// Turns the decoded rows into the column's final form: shapes, padding
     /// of sequence columns, lengths, sparse indices.
     fn finish(&mut self, spec: &'a FeatureSpec, shape: Shape, rows: usize) {
@@ -1182,6 +1198,31 @@ impl<'a> Column<'a> {
 }
 
 impl<'a> Batch<'a> {
+    /// Appends the rows of `parts` (the later parts of a parallel decode)
+    /// after this batch's, all unfinished, and turns them into their final
+    /// form: each column joined and finished as a task of its own, on the
+    /// current rayon pool, so that the copies and the padding of a batch's
+    /// columns run on all its threads rather than on the caller's.
+    pub(super) fn join_finish(&mut self, parts: &[Batch<'a>], spec: &'a Spec) {
+        use rayon::prelude::*;
+        self.rows += parts.iter().map(|p| p.rows).sum::<usize>();
+        let rows = self.rows;
+        self.columns
+            .par_iter_mut()
+            .zip(spec.features().par_iter())
+            .enumerate()
+            .for_each(|(c, (col, f))| {
+                col.join_finish(parts.iter().map(|p| &p.columns[c]), f, rows);
+            });
+        self.sequence
+            .par_iter_mut()
+            .zip(spec.sequence().par_iter())
+            .enumerate()
+            .for_each(|(c, (col, f))| {
+                col.join_finish(parts.iter().map(|p| &p.sequence[c]), f, rows);
+            });
+    }
+
     /// Turns the decoded rows into their final form (see
     /// [`Column::finish`]).
     pub(super) fn finish(&mut self, spec: &'a Spec) {

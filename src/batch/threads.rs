@@ -75,20 +75,13 @@ impl Decoder {
         pool.install(|| {
             run_parts(records, chunk, 0, spec, batch, &mut extra, results);
         });
-        let mut failed = results[0].take();
-        for (k, part) in extra.iter().enumerate() {
-            if failed.is_some() {
-                break;
-            }
-            let mine = batch.columns.iter_mut().chain(batch.sequence.iter_mut());
-            for (c, p) in mine.zip(part.columns.iter().chain(&part.sequence)) {
-                c.append_rows(p, c.form);
-            }
-            batch.rows += part.rows;
-            failed = results[k + 1].take();
-        }
+        // The parts up to the first that failed (its rows before the
+        // failure included) are joined; part `k` is `extra[k - 1]`.
+        let failed = results.iter().position(Option::is_some);
+        let joined = failed.unwrap_or(parts - 1);
+        let failed = failed.and_then(|k| results[k].take());
+        pool.install(|| batch.join_finish(&extra[..joined], spec));
         batch.parts = extra;
-        batch.finish(spec);
         failed.map_or(Ok(()), Err)
     }
 }

@@ -225,6 +225,10 @@ pub struct VerifyCommand {
     /// Record files.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Threads checking the CRCs and records of a file held in memory
+    /// (default: the number of cores); the output is the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
     /// Read options.
     #[command(flatten)]
     pub read: ReadArgs,
@@ -236,6 +240,10 @@ pub struct CountCommand {
     /// Record files.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Threads checking the CRCs and records of a file held in memory
+    /// (default: the number of cores); the output is the same for any number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: Option<u64>,
     /// Read options.
     #[command(flatten)]
     pub read: ReadArgs,

@@ -351,9 +351,7 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
         }
     };
 
-    let threads = o.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
+    let threads = o.threads.unwrap_or_else(|| super::threads(None));
     let decoder = Decoder::new(threads);
     let inferred = o.spec == Path::new("auto");
     let mut feed = Feed::new(o.inputs, o.read, spec.payload(), inferred);

@@ -1,12 +1,13 @@
 //! The commands that use an offset index: `index`, `get` and `count`.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use super::filter::Wanted;
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
-use crate::frame::ErrorPolicy;
+use crate::frame::{ErrorPolicy, PartVisitor, Record, Split};
 use crate::index::{sidecar_path, Dataset, Index, IndexFormat, IndexOrigin, Shard};
 use crate::io::{OpenOptions, RecordFile, Source};
 
@@ -78,6 +79,7 @@ pub(super) fn count(
     files: &[PathBuf],
     read: &ReadArgs,
     index: Option<&Path>,
+    threads: usize,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
@@ -96,7 +98,7 @@ pub(super) fn count(
                     Some(n) => n,
                     None => {
                         let mut source = read.open(path, ErrorPolicy::Fail)?;
-                        count_by_reading(&mut source, stderr)?
+                        count_by_reading(&mut source, threads, stderr)?
                     }
                 };
                 let name = if path == Path::new("-") {
@@ -145,15 +147,52 @@ fn current_sidecar(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Opti
 /// Counts the records of `source` by walking it, as `verify` does: both CRCs
 /// checked (unless `--no-data-crc`), in constant memory for streams; the
 /// first damage is reported where the other commands report it.
-fn count_by_reading(source: &mut Source, stderr: &mut dyn Write) -> Result<u64, Failure> {
-    let mut n = 0u64;
-    while let Some(item) = source.next_record() {
+fn count_by_reading(
+    source: &mut Source,
+    threads: usize,
+    stderr: &mut dyn Write,
+) -> Result<u64, Failure> {
+    let (mut n, mut first_error) = (0u64, None);
+    source.walk_split(
+        Split::threads(threads),
+        Counted::default,
+        |part, shift, _| {
+            n += part.records;
+            match part.error {
+                Some(e) => {
+                    let e = match e.record() {
+                        Some(id) => e.with_record(id.saturating_add(shift)),
+                        None => e,
+                    };
+                    first_error = Some(e);
+                    ControlFlow::Break(())
+                }
+                None => ControlFlow::Continue(()),
+            }
+        },
+    );
+    match first_error {
+        Some(e) => Err(data_or_fatal(e, stderr)),
+        None => Ok(n),
+    }
+}
+
+/// The records of a part of a file (the walk fails at its first error).
+#[derive(Default)]
+struct Counted {
+    records: u64,
+    error: Option<Error>,
+}
+
+impl PartVisitor for Counted {
+    fn visit(&mut self, item: Result<Record<'_>, Error>) {
         match item {
-            Ok(_) => n += 1,
-            Err(e) => return Err(data_or_fatal(e, stderr)),
+            Ok(_) => self.records += 1,
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
         }
     }
-    Ok(n)
 }
 
 pub(super) fn index(

@@ -138,8 +138,15 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Dump(c) => each_file(&c.files, |file| {
             dump::dump(file, c.record, &c.read, stdout, stderr)
         }),
-        Command::Verify(c) => verify::verify(&c.files, &c.read, stdout, stderr),
-        Command::Count(c) => indexed::count(&c.files, &c.read, c.index.as_deref(), stdout, stderr),
+        Command::Verify(c) => verify::verify(&c.files, &c.read, threads(c.threads), stdout, stderr),
+        Command::Count(c) => indexed::count(
+            &c.files,
+            &c.read,
+            c.index.as_deref(),
+            threads(c.threads),
+            stdout,
+            stderr,
+        ),
         Command::Index(c) => indexing::index(&c, stdout, stderr),
         Command::Get(c) => indexing::get(c, stdout, stderr),
         Command::Order(c) => indexing::order(&c, stdout, stderr),
@@ -154,6 +161,14 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
 }
 
 /// Runs `command` on each file in turn; stops at the first that fails.
+/// `--threads`, or the number of cores.
+pub(crate) fn threads(asked: Option<u64>) -> usize {
+    match asked {
+        Some(n) => usize::try_from(n).unwrap_or(1),
+        None => std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+    }
+}
+
 fn each_file(
     files: &[std::path::PathBuf],
     mut command: impl FnMut(&Path) -> CmdResult,

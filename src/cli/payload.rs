@@ -377,6 +377,27 @@ impl Notes {
         self.first_bad.get_or_insert(id);
     }
 
+    /// Adds what `later` saw (the notes of the records after these, whose
+    /// ids count from `shift`).
+    pub fn absorb(&mut self, later: Notes, shift: u64) {
+        let shifted = |id: u64| id.saturating_add(shift);
+        self.records += later.records;
+        self.unknown += later.unknown;
+        self.bad += later.bad;
+        self.garbled += later.garbled;
+        if self.first_unknown.is_none() {
+            self.first_unknown = later.first_unknown.map(|(id, f)| (shifted(id), f));
+        }
+        if self.first_bad.is_none() {
+            self.first_bad = later.first_bad.map(shifted);
+        }
+        if self.first_garbled.is_none() {
+            self.first_garbled = later
+                .first_garbled
+                .map(|(id, name, other)| (shifted(id), name, other));
+        }
+    }
+
     /// Records with unknown top-level fields, and the first (record id, field).
     pub fn unknown(&self) -> (u64, Option<(u64, UnknownField)>) {
         (self.unknown, self.first_unknown)

@@ -1,18 +1,25 @@
 //! `verify`: every frame, CRC and payload checked; one line per problem and
 //! a summary line per file.
+//!
+//! A file held in memory is checked on `--threads` threads
+//! ([`crate::frame::walk_split`]), reported in file order exactly as one
+//! thread reports it.
 
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::{payload, progress, CmdResult, Failure, ReadArgs};
-use crate::frame::ErrorPolicy;
-use crate::io::Source;
-use crate::view::PayloadKind;
+use crate::error::Error;
+use crate::frame::{ErrorPolicy, PartVisitor, Record, Split};
+use crate::view::{DecodeOptions, PayloadKind};
 
-/// Runs `verify` over `files`; exit 1 when any file has a problem.
+/// Runs `verify` over `files` on `threads` threads; exit 1 when any file
+/// has a problem.
 pub(super) fn verify(
     files: &[PathBuf],
     read: &ReadArgs,
+    threads: usize,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
@@ -22,10 +29,28 @@ pub(super) fn verify(
         let mut open = read.open_options(ErrorPolicy::Skip { max_errors: None });
         open.read.skip_pads = false;
         let (mut source, chosen) = read.open_payload(path, &open, stderr)?;
-        let mut notes = payload::Notes::new(chosen);
-        let r = verify_file(&mut source, chosen.kind, read.strict, &mut notes, stdout);
-        notes.finish(source.name(), stderr);
-        let (ok, problems, pads) = r?;
+        let options = DecodeOptions {
+            strict: read.strict,
+        };
+        let progress = progress::Progress::over("verifying", &source);
+        let mut total = Checked::new(chosen.kind, options, payload::Notes::new(chosen));
+        let mut written = Ok(());
+        source.walk_split(
+            Split::threads(threads),
+            || Checked::new(chosen.kind, options, payload::Notes::new(chosen)),
+            |part, shift, end| {
+                progress.update(end.end);
+                written = total.absorb(part, shift, stdout);
+                match written {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(_) => ControlFlow::Break(()),
+                }
+            },
+        );
+        progress.finish();
+        total.notes.finish(source.name(), stderr);
+        written?;
+        let (ok, problems, pads) = (total.ok, total.problems, total.pads);
         if problems > 0 {
             bad = true;
         }
@@ -52,41 +77,76 @@ pub(super) fn verify(
     }
 }
 
-/// Checks every record of `source`, printing one line per problem; returns
-/// the numbers of valid records, of problems and of pad frames.
-fn verify_file(
-    source: &mut Source,
+/// What checking the records of a part of a file (or the whole file) found.
+struct Checked {
     payload: PayloadKind,
-    strict: bool,
-    notes: &mut payload::Notes,
-    stdout: &mut dyn Write,
-) -> Result<(u64, u64, u64), Failure> {
-    let options = crate::view::DecodeOptions { strict };
-    let (mut ok, mut problems, mut pads) = (0u64, 0u64, 0u64);
-    let progress = progress::Progress::over("verifying", source);
-    loop {
-        let problem = match source.next_record() {
-            None => break,
-            Some(Ok(record)) if crate::frame::is_pad(record.data) => {
-                pads += 1;
-                continue;
+    options: DecodeOptions,
+    /// Valid records, problems and pad frames.
+    ok: u64,
+    problems: u64,
+    pads: u64,
+    /// The problems, in file order, waiting to be printed (ids counted from
+    /// the part's first frame).
+    errors: Vec<Error>,
+    notes: payload::Notes,
+}
+
+impl Checked {
+    fn new(payload: PayloadKind, options: DecodeOptions, notes: payload::Notes) -> Self {
+        Checked {
+            payload,
+            options,
+            ok: 0,
+            problems: 0,
+            pads: 0,
+            errors: Vec::new(),
+            notes,
+        }
+    }
+
+    /// Adds the next part's findings, its ids moved by `shift`, and prints
+    /// its problems.
+    fn absorb(&mut self, part: Checked, shift: u64, stdout: &mut dyn Write) -> Result<(), Failure> {
+        self.ok += part.ok;
+        self.problems += part.problems;
+        self.pads += part.pads;
+        self.notes.absorb(part.notes, shift);
+        for problem in part.errors {
+            let problem = match problem.record() {
+                Some(id) if shift > 0 => problem.with_record(id.saturating_add(shift)),
+                _ => problem,
+            };
+            writeln!(stdout, "error{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl PartVisitor for Checked {
+    fn visit(&mut self, item: Result<Record<'_>, Error>) {
+        let problem = match item {
+            Ok(record) if crate::frame::is_pad(record.data) => {
+                self.pads += 1;
+                return;
             }
-            Some(Ok(record)) => match payload.validate(record.data, record.data_offset, options) {
+            Ok(record) => match self
+                .payload
+                .validate(record.data, record.data_offset, self.options)
+            {
                 Ok(()) => {
-                    progress.update(record.end);
-                    notes.record(record.id, record.data, record.data_offset);
-                    ok += 1;
-                    continue;
+                    self.notes
+                        .record(record.id, record.data, record.data_offset);
+                    self.ok += 1;
+                    return;
                 }
                 Err(e) => {
-                    notes.bad(record.id);
+                    self.notes.bad(record.id);
                     record.context(e)
                 }
             },
-            Some(Err(e)) => e,
+            Err(e) => e,
         };
-        problems += 1;
-        writeln!(stdout, "error{problem}")?;
+        self.problems += 1;
+        self.errors.push(problem);
     }
-    Ok((ok, problems, pads))
 }

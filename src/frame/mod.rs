@@ -72,4 +72,5 @@ pub use parse::{
 pub(crate) use detect::{explain_first_frame, Basis};
 pub use records::{records, records_at, OwnedRecord, Record, Records};
 
+pub(crate) use records::split::{walk_split, PartEnd, PartVisitor, Split};
 pub(crate) use records::{Step, Walker};

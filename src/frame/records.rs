@@ -498,6 +498,13 @@ impl Walker {
         self.next_id
     }
 
+    /// Ends the walk at `pos`, with `next_id` the id after its last frame
+    /// (a walk made elsewhere, by [`split::walk_split`], on this one's behalf).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    pub(crate) fn finish_at(&mut self, pos: u64, next_id: u64) {
+        (self.pos, self.next_id, self.done) = (pos, next_id, true);
+    }
+
     /// One step of the walk over the window `buf`, which holds the input from
     /// absolute offset `base` on; `eof` says that nothing follows the window.
     ///
@@ -704,6 +711,8 @@ fn window_index(at: u64, base: u64, len: usize) -> Option<usize> {
     let rel = usize::try_from(at.checked_sub(base)?).ok()?;
     (rel <= len).then_some(rel)
 }
+
+pub(crate) mod split;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

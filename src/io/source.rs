@@ -10,7 +10,7 @@ use super::compress::{decoder, fill_to};
 use super::file::{load, open_file, STDIN_NAME};
 use super::{framing_hint, resolve, Compression, OpenOptions, RecordFile, Resolved, StreamRecords};
 use crate::error::Error;
-use crate::frame::{Framing, Record, Step, Walker};
+use crate::frame::{Framing, PartEnd, PartVisitor, Record, Split, Step, Walker};
 
 /// A record input of any kind, walked record by record with
 /// [`next_record`](Self::next_record) or [`for_each_record`](Self::for_each_record).
@@ -197,6 +197,45 @@ impl Source {
                 Step::Need { .. } | Step::End => None,
             },
             Inner::Stream(stream) => stream.next_record(),
+        }
+    }
+
+    /// Walks the rest of the input on `split.threads` threads when it is held
+    /// in memory and can be split ([`crate::frame::walk_split`]), else on this
+    /// one: each part's items go to a visitor from `make`, and the visitors
+    /// reach `sink` in input order, with what to add to their items' ids. The
+    /// items are those [`next_record`](Self::next_record) would give.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
+    pub(crate) fn walk_split<V, M, S>(&mut self, split: Split, make: M, mut sink: S)
+    where
+        V: PartVisitor,
+        M: Fn() -> V + Sync,
+        S: FnMut(V, u64, PartEnd) -> std::ops::ControlFlow<()>,
+    {
+        match &mut self.inner {
+            Inner::File { file, walker } => {
+                let (mut at, mut id) = (walker.position(), walker.next_id());
+                crate::frame::walk_split(file.bytes(), walker, split, make, |v, shift, end| {
+                    (at, id) = (end.end, shift.saturating_add(end.ids));
+                    sink(v, shift, end)
+                });
+                // The walk is used up.
+                walker.finish_at(at, id);
+            }
+            Inner::Stream(stream) => {
+                let mut visitor = make();
+                let (start, first) = (stream.position(), stream.next_id());
+                while let Some(item) = stream.next_record() {
+                    visitor.visit(item);
+                }
+                let end = PartEnd {
+                    start,
+                    end: stream.position(),
+                    ids: stream.next_id().saturating_sub(first),
+                    done: true,
+                };
+                let _ = sink(visitor, 0, end);
+            }
         }
     }
 

@@ -132,8 +132,8 @@ pub(crate) fn for_each_packed_varint(
 ///
 /// While 8 slots are free the words go through
 /// `crate::arch::varints_into` (sixteen one-byte varints widened at a
-/// time, others a word at a time), then the rest through
-/// [`for_each_packed_varint`].
+/// time, words of short varints through a shuffle table, others a word at
+/// a time), then the rest through [`for_each_packed_varint`].
 #[inline]
 pub(crate) fn decode_packed_into(
     bytes: &[u8],

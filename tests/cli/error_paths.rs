@@ -94,6 +94,8 @@ fn cases(scratch: &std::path::Path) -> Vec<(&'static str, Vec<Case>)> {
             vec![
                 case(&["verify", MISSING], 2, "io_error"),
                 case(&["verify", CRC], 1, "data_crc_mismatch"),
+                case(&["verify", "--threads", "4", CRC], 1, "data_crc_mismatch"),
+                case(&["verify", "--threads", "0", SMALL], 2, "usage_error"),
             ],
         ),
         common(
@@ -101,6 +103,7 @@ fn cases(scratch: &std::path::Path) -> Vec<(&'static str, Vec<Case>)> {
             vec![
                 case(&["count", MISSING], 2, "io_error"),
                 case(&["count", TRUNCATED], 1, "truncated_data"),
+                case(&["count", "--threads", "3", TRUNCATED], 1, "truncated_data"),
                 case(&["count", SMALL, SMALL, "--index", SMALL], 2, "usage_error"),
             ],
         ),

@@ -25,3 +25,4 @@ mod layers;
 mod many_files;
 mod mixed_shards;
 mod payload_notes;
+mod threaded_verify;
