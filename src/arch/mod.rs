@@ -25,10 +25,12 @@
 //! - [`varints_into`]: [`varint_words`] into a slice, 16 bytes at a time:
 //!   16 one-byte varints widened together, by SSE4.1 `pmovzxbq` (x86, two
 //!   values a store) or NEON `uxtl` steps (ARM, `vmovl`); on x86 else the
-//!   block's two words, each holding 2 to 4 varints of 1 to 4 bytes, through
-//!   a 256-entry table of SSSE3 `pshufb` controls indexed by the word's
-//!   continuation bits (`pmovmskb`), the 7-bit groups joined by `pmaddwd`
-//!   into four 32-bit lanes (Masked VByte's technique); other words by BMI2
+//!   twin's word steps across the next 64 bytes (or the block's two words),
+//!   each word holding 2 to 4 varints of 1 to 4 bytes going through a
+//!   256-entry table of SSSE3 `pshufb` controls indexed by its continuation
+//!   bits (`pmovmskb`), the 7-bit groups joined by `pmaddwd` into four 32-bit
+//!   lanes (Masked VByte's technique), the next step's start one LZCNT of the
+//!   mask; other words by BMI2
 //!   `pext` (x86), one per value, or the twin's `compact` (ARM); twin:
 //!   [`varint_words`]' twin into the slice.
 //! - [`varint_ends`]: the terminators of a packed run counted, and varints
