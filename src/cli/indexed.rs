@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::filter::Wanted;
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
-use crate::frame::{ErrorPolicy, PartVisitor, Record, Split};
+use crate::frame::{shift_record, ErrorPolicy, PartVisitor, Record, Split};
 use crate::index::{sidecar_path, Dataset, Index, IndexFormat, IndexOrigin, Shard};
 use crate::io::{OpenOptions, RecordFile, Source};
 
@@ -160,11 +160,7 @@ fn count_by_reading(
             n += part.records;
             match part.error {
                 Some(e) => {
-                    let e = match e.record() {
-                        Some(id) => e.with_record(id.saturating_add(shift)),
-                        None => e,
-                    };
-                    first_error = Some(e);
+                    first_error = Some(shift_record(e, shift));
                     ControlFlow::Break(())
                 }
                 None => ControlFlow::Continue(()),

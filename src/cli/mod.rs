@@ -160,7 +160,6 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
     }
 }
 
-/// Runs `command` on each file in turn; stops at the first that fails.
 /// `--threads`, or the number of cores.
 pub(crate) fn threads(asked: Option<u64>) -> usize {
     match asked {
@@ -169,6 +168,7 @@ pub(crate) fn threads(asked: Option<u64>) -> usize {
     }
 }
 
+/// Runs `command` on each file in turn; stops at the first that fails.
 fn each_file(
     files: &[std::path::PathBuf],
     mut command: impl FnMut(&Path) -> CmdResult,

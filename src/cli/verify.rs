@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use super::{payload, progress, CmdResult, Failure, ReadArgs};
 use crate::error::Error;
-use crate::frame::{ErrorPolicy, PartVisitor, Record, Split};
+use crate::frame::{shift_record, ErrorPolicy, PartVisitor, Record, Split};
 use crate::view::{DecodeOptions, PayloadKind};
 
 /// Runs `verify` over `files` on `threads` threads; exit 1 when any file
@@ -112,11 +112,7 @@ impl Checked {
         self.pads += part.pads;
         self.notes.absorb(part.notes, shift);
         for problem in part.errors {
-            let problem = match problem.record() {
-                Some(id) if shift > 0 => problem.with_record(id.saturating_add(shift)),
-                _ => problem,
-            };
-            writeln!(stdout, "error{problem}")?;
+            writeln!(stdout, "error{}", shift_record(problem, shift))?;
         }
         Ok(())
     }

@@ -73,4 +73,7 @@ pub(crate) use detect::{explain_first_frame, Basis};
 pub use records::{records, records_at, OwnedRecord, Record, Records};
 
 pub(crate) use records::split::{walk_split, PartEnd, PartVisitor, Split};
+// Used by the command line only.
+#[cfg(feature = "cli")]
+pub(crate) use records::split::shift_record;
 pub(crate) use records::{Step, Walker};

@@ -244,6 +244,15 @@ impl Drop for StopOnPanic<'_> {
     }
 }
 
+/// `err` from a part's walk, its record id moved by `shift` (the id of the
+/// part's first frame, which its walk counted as 0).
+pub(crate) fn shift_record(err: Error, shift: u64) -> Error {
+    match err.record() {
+        Some(id) if shift > 0 => err.with_record(id.saturating_add(shift)),
+        _ => err,
+    }
+}
+
 impl Walker {
     /// This walker's rules at `pos`, counting ids and errors from 0.
     fn at(&self, pos: u64) -> Walker {
