@@ -207,10 +207,14 @@ def test_a_warm_epoch_makes_no_new_batch_memory(plain):
     # with prefetch + workers being made: the cold epoch must reach that.
     most = 2 + 2 + 2
     it = iter(loader)
-    batch = next(it)
+    first = next(it)
     wait_until(lambda: loader.pool_stats()["made"] >= most - 1)
-    batch = next(it)  # the first is held until this returns
+    # Both held while the pipeline refills: no free batch to take, so it
+    # must make the last one. (Rebinding one name instead let the first
+    # go back to the pool before the pipeline asked, on a slow machine.)
+    second = next(it)
     wait_until(lambda: loader.pool_stats()["made"] >= most)
+    del first, second
     for batch in it:
         pass
     del batch
