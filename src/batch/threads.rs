@@ -72,15 +72,17 @@ impl Decoder {
         extra.resize_with(parts - 1, Batch::new);
         let mut results: [Option<Error>; MAX_PARTS] = std::array::from_fn(|_| None);
         let results = &mut results[..parts];
-        pool.install(|| {
+        // One hand-off to the pool for the decode and the join: a second
+        // `install` would wake a worker that may have gone to sleep since.
+        let failed = pool.install(|| {
             run_parts(records, chunk, 0, spec, batch, &mut extra, results);
+            // The parts up to the first that failed (its rows before the
+            // failure included) are joined; part `k` is `extra[k - 1]`.
+            let failed = results.iter().position(Option::is_some);
+            let joined = failed.unwrap_or(parts - 1);
+            batch.join_finish(&extra[..joined], spec);
+            failed.and_then(|k| results[k].take())
         });
-        // The parts up to the first that failed (its rows before the
-        // failure included) are joined; part `k` is `extra[k - 1]`.
-        let failed = results.iter().position(Option::is_some);
-        let joined = failed.unwrap_or(parts - 1);
-        let failed = failed.and_then(|k| results[k].take());
-        pool.install(|| batch.join_finish(&extra[..joined], spec));
         batch.parts = extra;
         failed.map_or(Ok(()), Err)
     }

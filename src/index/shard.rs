@@ -35,8 +35,8 @@ pub enum IndexOrigin {
     /// Given by the caller ([`Shard::open_with`], [`Shard::new`]).
     Given,
     /// A remote object's index kept in the local index cache
-    /// ([`IndexCache`](crate::io::remote::IndexCache)) for the object's URL,
-    /// size and ETag: used without fetching anything more.
+    /// (`io::remote::IndexCache`, with the `remote` feature) for the object's
+    /// URL, size and ETag: used without fetching anything more.
     Cached,
 }
 
