@@ -76,7 +76,7 @@ unsafe fn crc32c_armv8(crc: u32, data: &[u8]) -> u32 {
     // Three streams over three equal lanes (a whole number of words each),
     // joined: state(A ++ B ++ C) = sa·x^(16L) ^ sb·x^(8L) ^ sc, sb and sc
     // from 0; the x86 kernel's rounds, with the same constants. Lanes span
-    // the whole input, up to 4 KiB each, so only the last few words run in
+    // the whole input, up to 16 KiB each, so only the last few words run in
     // one stream.
     while rest.len() >= 24 * MIN_LANE_WORDS {
         let m = (rest.len() / 24).min(MAX_LANE_WORDS);

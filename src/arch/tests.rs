@@ -384,10 +384,11 @@ mod check {
         }
     }
 
-    /// A CRC32C kernel on long inputs: past several rounds of 3 x 4 KiB
-    /// lanes.
+    /// A CRC32C kernel on long inputs: one round of three full lanes, and
+    /// past several, with tails of every kind.
     pub(super) fn crc32c_long(kernel: fn(u32, &[u8]) -> u32) {
-        for n in [12 * 1024, 12 * 1024 + 1, 40_000, 100_003] {
+        let round = 24 * scalar::MAX_LANE_WORDS;
+        for n in [round - 1, round, round + 1, 2 * round + 17, 40_000, 300_003] {
             let d = bytes(n, n as u64);
             assert_eq!(kernel(0, &d), scalar::crc32c(0, &d), "{n}");
         }
