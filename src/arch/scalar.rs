@@ -106,7 +106,7 @@ pub const fn x_pow(n: u64) -> u32 {
 /// Words (8 bytes) per stream, at most, in one round of the three streams
 /// of the hardware CRC kernels (x86 and ARM): 16 KiB lanes. With 4 KiB
 /// lanes the x86 kernel ran 15-25% behind the `crc32c` crate on records of
-/// 100-200 KB; with 16 KiB it runs 10-20% ahead of it (`crc_bench`,
+/// 100-200 KB; with 16 KiB it runs 10-30% ahead of it (`crc_bench`,
 /// BENCHMARKS.md, issue 29). Records under 12 KiB never fill a lane.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) const MAX_LANE_WORDS: usize = 2048;
