@@ -550,6 +550,63 @@ pub struct Batch<'a> {
     pub(crate) parts: Vec<Batch<'a>>,
     /// The records of a decode by ids or from an iterator (reused).
     pub(crate) records: Vec<crate::frame::Record<'a>>,
+    /// A parallel decode's placed columns (see [`Column::placed_row_bytes`]):
+    /// their buffers while the parts write into them (reused).
+    pub(crate) placed: Vec<AlignedBuf>,
+    /// The parts' windows into `placed` (reused; empty between decodes).
+    pub(crate) windows: Windows,
+}
+
+/// Room for the windows of a parallel decode: each part's slice of each
+/// placed column's buffer, kept between batches so that a warm decode
+/// allocates nothing. Empty between decodes; [`take`](Windows::take) gives
+/// the vector at the lifetime of one decode (collecting an empty vector
+/// into one of the same layout reuses its allocation).
+#[derive(Default)]
+pub(crate) struct Windows(Vec<Option<&'static mut [u8]>>);
+
+/// One part's windows, by column.
+pub(crate) type PartWindows<'s, 'w> = &'s mut [Option<&'w mut [u8]>];
+
+/// Where row `row` of column `c` goes when the column is placed (a
+/// parallel decode's part writing into the shared batch): its slice of the
+/// part's window. `None` for a column that appends to its own buffers.
+#[inline]
+pub(crate) fn slot<'s>(
+    windows: &'s mut [Option<&mut [u8]>],
+    c: usize,
+    row: usize,
+    col: &Column<'_>,
+) -> Option<&'s mut [u8]> {
+    let window = windows.get_mut(c)?.as_deref_mut()?;
+    let n = col.placed_row_bytes()?;
+    // The window holds the part's rows, so `row` is inside it.
+    window.get_mut(row * n..(row + 1) * n)
+}
+
+impl Windows {
+    pub(crate) fn take<'w>(&mut self) -> Vec<Option<&'w mut [u8]>> {
+        let mut v = std::mem::take(&mut self.0);
+        v.clear();
+        v.into_iter().map(|_| unreachable!()).collect()
+    }
+
+    pub(crate) fn keep(&mut self, mut v: Vec<Option<&mut [u8]>>) {
+        v.clear();
+        self.0 = v.into_iter().map(|_| unreachable!()).collect();
+    }
+}
+
+impl Clone for Windows {
+    fn clone(&self) -> Self {
+        Windows::default()
+    }
+}
+
+impl std::fmt::Debug for Windows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Windows")
+    }
 }
 
 /// Equal when the rows and the columns are (see [`Column`]'s `PartialEq`).
@@ -650,6 +707,8 @@ impl<'a> Batch<'a> {
             parts: self.parts.into_iter().map(Batch::recycle).collect(),
             // Empty: collecting reuses the allocation (same layout).
             records: records.into_iter().map(|_| unreachable!()).collect(),
+            placed: self.placed,
+            windows: self.windows,
         }
     }
 
@@ -768,19 +827,71 @@ impl<'a> Column<'a> {
                 }
                 Ok(n)
             }
-            (l, d) => Err(Fail::Feature(
-                at,
-                FeatureProblem::WrongType {
-                    expected: d.name_str(),
-                    found: l.kind().name(),
-                },
-            )),
+            (l, d) => Err(wrong_type(at, l, d)),
         }
+    }
+
+    /// The bytes of one row when the column is placed: a numeric
+    /// fixed-length column, whose row `r` has its place at `r` times this,
+    /// so that the parts of a parallel decode write their rows straight into
+    /// the shared batch's buffer. `None` for any other column, and for rows
+    /// of no bytes.
+    pub(crate) fn placed_row_bytes(&self) -> Option<usize> {
+        match (self.form, self.dtype) {
+            (_, DType::Bytes) => None,
+            (Shape::Fixed { elems }, d) => Some(elems * d.width()).filter(|&n| n > 0),
+            _ => None,
+        }
+    }
+
+    /// [`append_list`](Self::append_list) for a placed row: the values of
+    /// `list` into `slot`, the row's place in the shared buffer (at most
+    /// as many as it holds); returns how many the list holds.
+    fn place_list(
+        &self,
+        list: Option<ListRef<'a>>,
+        slot: &mut [u8],
+        at: u64,
+    ) -> Result<usize, Fail> {
+        let Some(list) = list else {
+            return Ok(0);
+        };
+        // `slot` starts at a multiple of the row's bytes in a 64-byte
+        // aligned buffer, so it is aligned for the column's type.
+        let n = match (list, self.dtype) {
+            (ListRef::Int64(l), DType::Int64) => l.copy_to_slice(bytemuck::cast_slice_mut(slot))?,
+            (ListRef::Float(l), DType::Float32) => {
+                l.copy_to_slice(bytemuck::cast_slice_mut(slot))?
+            }
+            (ListRef::Int32(l), DType::Int32) => l.copy_to_slice(bytemuck::cast_slice_mut(slot))?,
+            (ListRef::Double(l), DType::Float64) => {
+                l.copy_to_slice(bytemuck::cast_slice_mut(slot))?
+            }
+            (l, d) => return Err(wrong_type(at, l, d)),
+        };
+        Ok(n)
     }
 
     /// Appends one value slot from the default (element `i` of it), or a
     /// zero / empty value when there is none.
-    fn push_default(&mut self, spec_default: Option<&'a [u8]>, raw: Option<&[u8]>, i: usize) {
+    /// A placed row's `slot` takes the value at its element `i` instead.
+    fn push_default(
+        &mut self,
+        spec_default: Option<&'a [u8]>,
+        raw: Option<&[u8]>,
+        i: usize,
+        slot: Option<&mut [u8]>,
+    ) {
+        if let Some(slot) = slot {
+            let w = self.dtype.width();
+            if let Some(out) = slot.get_mut(i * w..(i + 1) * w) {
+                match raw.and_then(|r| r.get(i * w..(i + 1) * w)) {
+                    Some(v) => out.copy_from_slice(v),
+                    None => out.fill(0),
+                }
+            }
+            return;
+        }
         match (self.dtype, self.borrow) {
             (DType::Bytes, true) => self.borrowed.push(spec_default.unwrap_or_default()),
             (DType::Bytes, false) => {
@@ -870,16 +981,22 @@ impl<'a> Column<'a> {
         }
     }
 
+    /// Appends an entry's values; a placed column's row goes to `slot`
+    /// instead (see [`placed_row_bytes`](Self::placed_row_bytes)).
     #[inline]
     pub(super) fn append_feature(
         &mut self,
         shape: Shape,
         list: Option<ListRef<'a>>,
         at: u64,
+        slot: Option<&mut [u8]>,
     ) -> Result<(), Fail> {
         match shape {
             Shape::Fixed { elems } => {
-                let n = self.append_list(list, Some(elems), at)?;
+                let n = match slot {
+                    Some(slot) => self.place_list(list, slot, at)?,
+                    None => self.append_list(list, Some(elems), at)?,
+                };
                 if n != elems {
                     let problem = FeatureProblem::WrongCount {
                         expected: elems,
@@ -939,13 +1056,15 @@ impl<'a> Column<'a> {
         Ok(())
     }
 
-    /// After the record's entries: fills a missing feature, closes the row.
+    /// After the record's entries: fills a missing feature (into `slot`
+    /// for a placed row), closes the row.
     pub(super) fn end_row(
         &mut self,
         spec: &'a FeatureSpec,
         shape: Shape,
         stamp: u64,
         base: u64,
+        mut slot: Option<&mut [u8]>,
     ) -> Result<(), Fail> {
         if let Some(fail) = self.pending.take() {
             return Err(fail);
@@ -959,7 +1078,8 @@ impl<'a> Column<'a> {
                     }
                     let raw = self.default.take();
                     for i in 0..elems {
-                        self.push_default(spec_bytes_default(spec, i), raw.as_deref(), i);
+                        let at = slot.as_deref_mut();
+                        self.push_default(spec_bytes_default(spec, i), raw.as_deref(), i, at);
                     }
                     self.default = raw;
                 }
@@ -1326,6 +1446,17 @@ fn append_num<T: crate::view::Element + bytemuck::Pod>(
     let n = l.copy_to_slice(out)?;
     values.truncate(start + n.min(room) * std::mem::size_of::<T>());
     Ok(n)
+}
+
+/// A list of another type than the column's.
+fn wrong_type(at: u64, l: ListRef<'_>, d: DType) -> Fail {
+    Fail::Feature(
+        at,
+        FeatureProblem::WrongType {
+            expected: d.name_str(),
+            found: l.kind().name(),
+        },
+    )
 }
 
 /// The default of a bytes feature as a slice of the spec (element `i`).

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::column::{Batch, Column};
+use super::column::{slot, Batch, Column, PartWindows};
 use super::fast::fast_map;
 use super::shape::{Fail, Shape};
 use super::spec::{FeatureSpec, NameTable, Spec};
@@ -60,8 +60,9 @@ impl<'a> Input<'a> for &'a [u8] {
     }
 }
 
-/// Decodes one record's feature map into `columns`; `stamp` marks the
-/// columns touched in this row.
+/// Decodes one record's feature map into `columns` (a placed column's row
+/// into its window, at `row`); `stamp` marks the columns touched in this
+/// row.
 fn decode_map<'a>(
     columns: &mut [Column<'a>],
     features: &[FeatureSpec],
@@ -69,6 +70,7 @@ fn decode_map<'a>(
     map: FeaturesRef<'a>,
     stamp: u64,
     no_kind_is_absent: bool,
+    (windows, row): (PartWindows<'_, '_>, usize),
 ) -> Result<bool, DecodeError> {
     let mut failed = false;
     for nf in map.entries() {
@@ -86,9 +88,10 @@ fn decode_map<'a>(
             continue;
         }
         col.begin_entry(stamp);
+        let at = slot(windows, c, row, col);
         let r = list
             .map_err(Fail::from)
-            .and_then(|list| col.append_feature(shape, list, nf.entry.offset));
+            .and_then(|list| col.append_feature(shape, list, nf.entry.offset, at));
         failed |= col.end_entry(r);
     }
     Ok(failed)
@@ -118,16 +121,18 @@ fn decode_lists<'a>(
 }
 
 /// Decodes `records` into `batch` (not finished: no padding, no sparse
-/// form). On an error, the rows before the failing record stay.
+/// form); the placed columns' rows go to `windows` (by column; empty when
+/// none is placed). On an error, the rows before the failing record stay.
 pub(super) fn decode_rows<'a, R: Input<'a>>(
     records: &[R],
     first: usize,
     spec: &'a Spec,
     batch: &mut Batch<'a>,
+    windows: PartWindows<'_, '_>,
 ) -> Result<(), Error> {
     batch.reset(spec);
     for (i, r) in records.iter().enumerate() {
-        if let Err(e) = decode_record(r, first + i, spec, batch) {
+        if let Err(e) = decode_record(r, first + i, spec, batch, &mut *windows) {
             let rows = batch.rows;
             truncate(batch, rows);
             return Err(e);
@@ -149,10 +154,12 @@ fn decode_record<'a, R: Input<'a>>(
     position: usize,
     spec: &'a Spec,
     batch: &mut Batch<'a>,
+    windows: PartWindows<'_, '_>,
 ) -> Result<(), Error> {
     let (payload, base) = (r.payload(), r.base());
     // Stamps are never 0 (a fresh column's `seen`).
     let stamp = batch.rows as u64 + 1;
+    let row = batch.rows;
     let wire = match spec.payload() {
         PayloadKind::Example => {
             let map = ExampleRef::new(payload, base).features();
@@ -163,6 +170,7 @@ fn decode_record<'a, R: Input<'a>>(
                     &spec.table,
                     (bytes, depth),
                     stamp,
+                    (&mut *windows, row),
                 )
             });
             if fast {
@@ -175,6 +183,7 @@ fn decode_record<'a, R: Input<'a>>(
                     map,
                     stamp,
                     true,
+                    (&mut *windows, row),
                 )
             }
         }
@@ -187,6 +196,7 @@ fn decode_record<'a, R: Input<'a>>(
                 map,
                 stamp,
                 true,
+                (&mut *windows, row),
             )
         }
         PayloadKind::SequenceExample => {
@@ -198,6 +208,7 @@ fn decode_record<'a, R: Input<'a>>(
                 seq.context(),
                 stamp,
                 false,
+                (&mut *windows, row),
             )
             .and_then(|context_failed| {
                 decode_lists(
@@ -248,18 +259,23 @@ fn decode_record<'a, R: Input<'a>>(
         }
     }
     let parts = [
-        (&mut batch.columns, spec.features()),
-        (&mut batch.sequence, spec.sequence()),
+        (&mut batch.columns, spec.features(), true),
+        (&mut batch.sequence, spec.sequence(), false),
     ];
-    for (columns, features) in parts {
-        for (col, f) in columns.iter_mut().zip(features) {
+    for (columns, features, placed) in parts {
+        for (c, (col, f)) in columns.iter_mut().zip(features).enumerate() {
             // A fixed_len feature the record held: nothing to do (the usual
             // case, checked here without the call).
             if col.seen == stamp && matches!(col.form, Shape::Fixed { .. }) && col.pending.is_none()
             {
                 continue;
             }
-            if let Err(fail) = col.end_row(f, col.form, stamp, base) {
+            let at = if placed {
+                slot(windows, c, row, col)
+            } else {
+                None
+            };
+            if let Err(fail) = col.end_row(f, col.form, stamp, base, at) {
                 return Err(tag(fail.into_error(f)));
             }
         }
@@ -283,7 +299,7 @@ pub fn decode<'a, R: Input<'a>>(
     spec: &'a Spec,
     batch: &mut Batch<'a>,
 ) -> Result<(), Error> {
-    let r = decode_rows(records, 0, spec, batch);
+    let r = decode_rows(records, 0, spec, batch, &mut []);
     batch.finish(spec);
     r
 }

@@ -6,7 +6,7 @@
 //! takes back what the record's entries appended and leaves the record to
 //! the general walk, which gives the same values and the errors.
 
-use super::column::Column;
+use super::column::{slot, Column, PartWindows};
 use super::shape::Shape;
 use super::spec::{DType, FeatureSpec, NameTable};
 use crate::wire::{decode_packed_into, decode_varint, MAX_DEPTH};
@@ -35,13 +35,15 @@ fn take(buf: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
 
 /// Decodes the map `bytes` (at nesting `depth`) into `columns` when every
 /// entry has the usual shape and fits the spec; otherwise takes back what
-/// it appended and returns `false`.
+/// it appended and returns `false`. The placed columns' values go to their
+/// `windows` at `row` (the general walk then writes them again).
 pub(super) fn fast_map<'a>(
     columns: &mut [Column<'a>],
     features: &[FeatureSpec],
     table: &NameTable,
     (bytes, depth): (&'a [u8], u32),
     stamp: u64,
+    (windows, row): (PartWindows<'_, '_>, usize),
 ) -> bool {
     if depth + 4 >= MAX_DEPTH {
         return false;
@@ -57,7 +59,10 @@ pub(super) fn fast_map<'a>(
             }
             match table.find(features, key) {
                 None => Some(()),
-                Some(c) => append(&mut columns[c], value, stamp),
+                Some(c) => {
+                    let col = &mut columns[c];
+                    append(col, value, stamp, slot(windows, c, row, col))
+                }
             }
         });
         if done.is_none() {
@@ -72,10 +77,16 @@ pub(super) fn fast_map<'a>(
     true
 }
 
-/// One entry's `Feature` into its column; `None` when the general walk must
-/// read it (the column is then as the caller takes it back).
+/// One entry's `Feature` into its column, or for a placed row into its
+/// `slot`; `None` when the general walk must read it (the column is then as
+/// the caller takes it back).
 #[inline(always)]
-fn append<'a>(col: &mut Column<'a>, value: &'a [u8], stamp: u64) -> Option<()> {
+fn append<'a>(
+    col: &mut Column<'a>,
+    value: &'a [u8],
+    stamp: u64,
+    slot: Option<&mut [u8]>,
+) -> Option<()> {
     let (&tag, _) = value.split_first()?;
     let (list, r) = take(value, tag)?;
     let fits = matches!(
@@ -120,19 +131,28 @@ fn append<'a>(col: &mut Column<'a>, value: &'a [u8], stamp: u64) -> Option<()> {
                     packed
                 }
             };
-            if dtype == DType::Float32 {
-                if packed.len() % 4 != 0 {
-                    return None;
+            match (dtype, slot) {
+                (DType::Float32, _) if packed.len() % 4 != 0 => return None,
+                (DType::Float32, Some(slot)) => {
+                    // A count the form refuses goes to the general walk.
+                    slot.get_mut(..packed.len())?.copy_from_slice(packed);
+                    packed.len() / 4
                 }
-                col.values.extend_from_slice(packed);
-                packed.len() / 4
-            } else {
-                let room = exact.unwrap_or(packed.len());
-                let start = col.values.len();
-                let out = col.values.extend_typed::<i64>(room);
-                let n = decode_packed_into(packed, bytemuck::cast_slice_mut(out)).ok()?;
-                col.values.truncate(start + n.min(room) * 8);
-                n
+                (DType::Float32, None) => {
+                    col.values.extend_from_slice(packed);
+                    packed.len() / 4
+                }
+                (_, Some(slot)) => {
+                    decode_packed_into(packed, bytemuck::cast_slice_mut(slot)).ok()?
+                }
+                (_, None) => {
+                    let room = exact.unwrap_or(packed.len());
+                    let start = col.values.len();
+                    let out = col.values.extend_typed::<i64>(room);
+                    let n = decode_packed_into(packed, bytemuck::cast_slice_mut(out)).ok()?;
+                    col.values.truncate(start + n.min(room) * 8);
+                    n
+                }
             }
         }
     };

@@ -167,6 +167,8 @@ impl<'a> Batch<'a> {
             parts: self.parts.into_iter().map(Batch::recycle).collect(),
             // Empty: collecting reuses the allocation (same layout).
             records: records.into_iter().map(|_| unreachable!()).collect(),
+            placed: self.placed,
+            windows: self.windows,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 
-use super::column::Batch;
+use super::column::{Batch, PartWindows};
 use super::decode::{decode, decode_rows, Input};
 use super::spec::Spec;
 use crate::error::{Error, ErrorKind};
@@ -72,17 +72,55 @@ impl Decoder {
         extra.resize_with(parts - 1, Batch::new);
         let mut results: [Option<Error>; MAX_PARTS] = std::array::from_fn(|_| None);
         let results = &mut results[..parts];
+        // The placed columns (numeric, fixed length: each row has its place)
+        // are sized for every row, and each part writes its rows into its
+        // window of them: no copy at the join. Their buffers are held apart
+        // meanwhile (part 0 decodes into `batch` itself).
+        batch.reset(spec);
+        let mut placed = std::mem::take(&mut batch.placed);
+        placed.clear();
+        for col in &mut batch.columns {
+            let mut buf = super::buf::AlignedBuf::new();
+            if let Some(row_bytes) = col.placed_row_bytes() {
+                buf = std::mem::take(&mut col.values);
+                buf.clear();
+                // Every byte is written by its row (or dropped with it).
+                buf.extend_space(records.len() * row_bytes);
+            }
+            placed.push(buf);
+        }
         // One hand-off to the pool for the decode and the join: a second
         // `install` would wake a worker that may have gone to sleep since.
         let failed = pool.install(|| {
-            run_parts(records, chunk, 0, spec, batch, &mut extra, results);
+            let columns = batch.columns.len();
+            let mut windows = batch.windows.take();
+            windows.resize_with(parts * columns, || None);
+            for (c, buf) in placed.iter_mut().enumerate() {
+                let Some(row_bytes) = batch.columns[c].placed_row_bytes() else {
+                    continue;
+                };
+                for (k, w) in buf.as_bytes_mut().chunks_mut(chunk * row_bytes).enumerate() {
+                    windows[k * columns + c] = Some(w);
+                }
+            }
+            let parted = (&mut windows[..], columns);
+            run_parts(records, chunk, 0, spec, batch, &mut extra, results, parted);
+            batch.windows.keep(windows);
             // The parts up to the first that failed (its rows before the
             // failure included) are joined; part `k` is `extra[k - 1]`.
             let failed = results.iter().position(Option::is_some);
             let joined = failed.unwrap_or(parts - 1);
+            let rows = batch.rows + extra[..joined].iter().map(|p| p.rows).sum::<usize>();
+            for (col, buf) in batch.columns.iter_mut().zip(&mut placed) {
+                if let Some(row_bytes) = col.placed_row_bytes() {
+                    buf.truncate(rows * row_bytes);
+                    col.values = std::mem::take(buf);
+                }
+            }
             batch.join_finish(&extra[..joined], spec);
             failed.and_then(|k| results[k].take())
         });
+        batch.placed = placed;
         batch.parts = extra;
         failed.map_or(Ok(()), Err)
     }
@@ -227,7 +265,9 @@ impl Decoder {
 }
 
 /// Decodes chunk `k` into `first` and the following chunks into `rest`, in
-/// parallel (by halves, with `rayon::join`, which needs no allocation).
+/// parallel (by halves, with `rayon::join`, which needs no allocation);
+/// `windows` holds each of these parts' windows, `columns` a part.
+#[allow(clippy::too_many_arguments)]
 fn run_parts<'a, R: Input<'a>>(
     records: &[R],
     chunk: usize,
@@ -236,20 +276,27 @@ fn run_parts<'a, R: Input<'a>>(
     first: &mut Batch<'a>,
     rest: &mut [Batch<'a>],
     results: &mut [Option<Error>],
+    (windows, columns): (PartWindows<'_, '_>, usize),
 ) {
     if rest.is_empty() {
         let start = (k * chunk).min(records.len());
         let end = (start + chunk).min(records.len());
-        results[0] = decode_rows(&records[start..end], start, spec, first).err();
+        let r = decode_rows(&records[start..end], start, spec, first, windows);
+        results[0] = r.err();
         return;
     }
     let half = rest.len().div_ceil(2);
     let (left_rest, right) = rest.split_at_mut(half - 1);
     let (right_first, right_rest) = right.split_first_mut().unwrap_or_else(|| unreachable!());
     let (left_results, right_results) = results.split_at_mut(half);
+    let (left_windows, right_windows) = windows.split_at_mut(half * columns);
     rayon::join(
-        || run_parts(records, chunk, k, spec, first, left_rest, left_results),
         || {
+            let w = (left_windows, columns);
+            run_parts(records, chunk, k, spec, first, left_rest, left_results, w)
+        },
+        || {
+            let w = (right_windows, columns);
             run_parts(
                 records,
                 chunk,
@@ -258,6 +305,7 @@ fn run_parts<'a, R: Input<'a>>(
                 right_first,
                 right_rest,
                 right_results,
+                w,
             )
         },
     );
