@@ -592,14 +592,20 @@ mod x86 {
                     let cont = k < 16 && (m >> k) & 1 != 0;
                     *b = (p[k] & 0x7f) | if cont { 0x80 } else { 0 };
                 }
-                for room in [15, 16, 17, 24] {
-                    assert_eq!(
-                        super::run_into(crate::arch::x86::varints_into, &d, room),
-                        super::run_into(scalar::varints_into, &d, room),
-                        "mask {m:#06x}, room {room}"
-                    );
-                }
+                same_as_twin(&d, &[15, 16, 17, 24], || format!("mask {m:#06x}"));
             }
+        }
+    }
+
+    /// `varints_into` and its twin agree on `d` with each room in `rooms`.
+    fn same_as_twin(d: &[u8], rooms: &[usize], what: impl Fn() -> String) {
+        for &room in rooms {
+            assert_eq!(
+                super::run_into(crate::arch::x86::varints_into, d, room),
+                super::run_into(scalar::varints_into, d, room),
+                "{}, room {room}",
+                what()
+            );
         }
     }
 
@@ -623,13 +629,9 @@ mod x86 {
                     };
                     *b = (p & 0x7f) | if cont { 0x80 } else { 0 };
                 }
-                for room in [71, 72, 80] {
-                    assert_eq!(
-                        super::run_into(crate::arch::x86::varints_into, &d, room),
-                        super::run_into(scalar::varints_into, &d, room),
-                        "mask {m:#06x} in quarter {quarter}, room {room}"
-                    );
-                }
+                same_as_twin(&d, &[71, 72, 80], || {
+                    format!("mask {m:#06x} in quarter {quarter}")
+                });
             }
         }
     }

@@ -1318,6 +1318,40 @@ impl<'a> Column<'a> {
 }
 
 impl<'a> Batch<'a> {
+    /// Makes the columns fit `spec`, then takes out the buffers of the
+    /// placed columns (see [`Column::placed_row_bytes`]), each sized for
+    /// `rows` rows, for the parts of a parallel decode to write their rows
+    /// into (part 0 decodes into this batch itself meanwhile). The other
+    /// columns' entries are empty.
+    pub(super) fn take_placed(&mut self, spec: &Spec, rows: usize) -> Vec<AlignedBuf> {
+        self.reset(spec);
+        let mut placed = std::mem::take(&mut self.placed);
+        placed.clear();
+        placed.extend(self.columns.iter_mut().map(|col| {
+            let Some(row_bytes) = col.placed_row_bytes() else {
+                return AlignedBuf::new();
+            };
+            let mut buf = std::mem::take(&mut col.values);
+            buf.clear();
+            // Every byte is written by its row (or dropped with it).
+            buf.extend_space(rows * row_bytes);
+            buf
+        }));
+        placed
+    }
+
+    /// Gives the placed columns back their buffers, holding the first
+    /// `rows` rows; keeps `placed` for the next decode.
+    pub(super) fn restore_placed(&mut self, placed: &mut Vec<AlignedBuf>, rows: usize) {
+        for (col, buf) in self.columns.iter_mut().zip(placed.iter_mut()) {
+            if let Some(row_bytes) = col.placed_row_bytes() {
+                buf.truncate(rows * row_bytes);
+                col.values = std::mem::take(buf);
+            }
+        }
+        self.placed = std::mem::take(placed);
+    }
+
     /// Appends the rows of `parts` (the later parts of a parallel decode)
     /// after this batch's, all unfinished, and turns them into their final
     /// form: each column joined and finished as a task of its own, on the
@@ -1325,22 +1359,37 @@ impl<'a> Batch<'a> {
     /// columns run on all its threads rather than on the caller's.
     pub(super) fn join_finish(&mut self, parts: &[Batch<'a>], spec: &'a Spec) {
         use rayon::prelude::*;
+        fn each<'a>(
+            columns: &mut [Column<'a>],
+            features: &'a [FeatureSpec],
+            parts: &[Batch<'a>],
+            of: for<'p> fn(&'p Batch<'a>) -> &'p [Column<'a>],
+            rows: usize,
+        ) {
+            columns
+                .par_iter_mut()
+                .zip(features.par_iter())
+                .enumerate()
+                .for_each(|(c, (col, f))| {
+                    col.join_finish(parts.iter().map(|p| &of(p)[c]), f, rows);
+                });
+        }
         self.rows += parts.iter().map(|p| p.rows).sum::<usize>();
         let rows = self.rows;
-        self.columns
-            .par_iter_mut()
-            .zip(spec.features().par_iter())
-            .enumerate()
-            .for_each(|(c, (col, f))| {
-                col.join_finish(parts.iter().map(|p| &p.columns[c]), f, rows);
-            });
-        self.sequence
-            .par_iter_mut()
-            .zip(spec.sequence().par_iter())
-            .enumerate()
-            .for_each(|(c, (col, f))| {
-                col.join_finish(parts.iter().map(|p| &p.sequence[c]), f, rows);
-            });
+        each(
+            &mut self.columns,
+            spec.features(),
+            parts,
+            |p| &p.columns,
+            rows,
+        );
+        each(
+            &mut self.sequence,
+            spec.sequence(),
+            parts,
+            |p| &p.sequence,
+            rows,
+        );
     }
 
     /// Turns the decoded rows into their final form (see

@@ -74,21 +74,8 @@ impl Decoder {
         let results = &mut results[..parts];
         // The placed columns (numeric, fixed length: each row has its place)
         // are sized for every row, and each part writes its rows into its
-        // window of them: no copy at the join. Their buffers are held apart
-        // meanwhile (part 0 decodes into `batch` itself).
-        batch.reset(spec);
-        let mut placed = std::mem::take(&mut batch.placed);
-        placed.clear();
-        for col in &mut batch.columns {
-            let mut buf = super::buf::AlignedBuf::new();
-            if let Some(row_bytes) = col.placed_row_bytes() {
-                buf = std::mem::take(&mut col.values);
-                buf.clear();
-                // Every byte is written by its row (or dropped with it).
-                buf.extend_space(records.len() * row_bytes);
-            }
-            placed.push(buf);
-        }
+        // window of them: no copy at the join.
+        let mut placed = batch.take_placed(spec, records.len());
         // One hand-off to the pool for the decode and the join: a second
         // `install` would wake a worker that may have gone to sleep since.
         let failed = pool.install(|| {
@@ -111,16 +98,10 @@ impl Decoder {
             let failed = results.iter().position(Option::is_some);
             let joined = failed.unwrap_or(parts - 1);
             let rows = batch.rows + extra[..joined].iter().map(|p| p.rows).sum::<usize>();
-            for (col, buf) in batch.columns.iter_mut().zip(&mut placed) {
-                if let Some(row_bytes) = col.placed_row_bytes() {
-                    buf.truncate(rows * row_bytes);
-                    col.values = std::mem::take(buf);
-                }
-            }
+            batch.restore_placed(&mut placed, rows);
             batch.join_finish(&extra[..joined], spec);
             failed.and_then(|k| results[k].take())
         });
-        batch.placed = placed;
         batch.parts = extra;
         failed.map_or(Ok(()), Err)
     }

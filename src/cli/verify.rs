@@ -33,20 +33,17 @@ pub(super) fn verify(
             strict: read.strict,
         };
         let progress = progress::Progress::over("verifying", &source);
-        let mut total = Checked::new(chosen.kind, options, payload::Notes::new(chosen));
+        let make = || Checked::new(chosen.kind, options, payload::Notes::new(chosen));
+        let mut total = make();
         let mut written = Ok(());
-        source.walk_split(
-            Split::threads(threads),
-            || Checked::new(chosen.kind, options, payload::Notes::new(chosen)),
-            |part, shift, end| {
-                progress.update(end.end);
-                written = total.absorb(part, shift, stdout);
-                match written {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(_) => ControlFlow::Break(()),
-                }
-            },
-        );
+        source.walk_split(Split::threads(threads), make, |part, shift, end| {
+            progress.update(end.end);
+            written = total.absorb(part, shift, stdout);
+            match written {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(_) => ControlFlow::Break(()),
+            }
+        });
         progress.finish();
         total.notes.finish(source.name(), stderr);
         written?;
