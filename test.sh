@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test, Rust and Python. Makes a venv (.venv-test/, reused; or
-# $RECORDWIRE_VENV) with the pinned Python tools, builds the Python package
-# into it with maturin, then runs `cargo test` (whose export tests read back
+# $RECORDWIRE_VENV) with the pinned Python tools, builds the tests and the
+# Python package (one cargo build) and installs the package into the venv,
+# then runs `cargo test` (whose export tests read back
 # Parquet/.npy with that venv's numpy and pyarrow), mypy over the package,
 # mypy's stubtest of the stubs against the built module, and pytest over
 # python/tests. Every adapter's framework is installed, so no
@@ -23,13 +24,40 @@ fi
     maturin==1.16.0 numpy==2.4.6 pytest==9.2.0 pyarrow==22.0.0 mypy==1.19.0 \
     torch==2.15.0 tensorflow-cpu==2.21.0 grain==0.2.18 array-record==0.8.6 "ray[data]==2.60.0" \
     "moto[server]==5.2.5"
+# RECORDWIRE_SETUP_ONLY=1: the venv alone (CI makes it while it builds).
+if [ "${RECORDWIRE_SETUP_ONLY:-}" = 1 ]; then
+    exit 0
+fi
 export PATH="$venv/bin:$PATH"
 
-# maturin develop needs VIRTUAL_ENV (or a venv it finds) to install into.
-VIRTUAL_ENV="$venv" maturin develop --release --quiet
+# One build of every test target and of the Python extension module, in one
+# cargo invocation over the workspace: cargo unifies the features of the two
+# crates' dependencies, so the library is compiled once for both (maturin's
+# own build of the extension, with the Python crate's features alone, compiled
+# the library and a dozen dependencies a second time: half an hour on the
+# slow CI machines). The module is built as maturin builds it (no link to
+# libpython: PYO3_BUILD_EXTENSION_MODULE, which pyo3's `extension-module`
+# feature also sets) and installed as `maturin develop` installs a mixed
+# project: the .so beside python/recordwire/*.py, and python/ on the venv's
+# path. `pip install .` (CI's `pip` check) builds the wheel with maturin.
+export PYO3_BUILD_EXTENSION_MODULE=1
+cargo build --workspace --locked --lib --bins --tests
+target_dir=$(cargo metadata --format-version 1 --no-deps --locked |
+    python -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+rm -f python/recordwire/_native*.so
+cp "$target_dir/debug/lib_native.so" python/recordwire/_native.abi3.so
+site=$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+printf '%s\n' "$PWD/python" >"$site/recordwire_dev.pth"
+python -c 'import recordwire, sys; print("recordwire", recordwire.__version__, "from", recordwire.__file__, file=sys.stderr)'
 
-cargo test --locked
-python -m mypy python/recordwire --ignore-missing-imports
+# Every test target (`--tests`: the library's and the CLI's unit tests and
+# tests/*), then the documentation examples; `--workspace` as above, so that
+# nothing is built again. Not the programs of examples/ (timing and
+# profiling tools, each a binary of the whole crate, which a plain `cargo
+# test` would build and link): CI's `examples` check builds them, linted.
+cargo test --workspace --locked --tests
+cargo test --workspace --locked --doc
+python -m mypy python/recordwire
 # The stubs against the built module (signatures, defaults, what exists);
 # no allowlist: every difference is fixed, not excused.
 python -m mypy.stubtest recordwire._native
@@ -49,7 +77,10 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 5 ]; then
 fi
 # The one skip allowed: the CUDA paths of recordwire.torch.Loader on a
 # machine without a GPU (and its CPU-only twin on one with a GPU); the
-# reason says so.
+# reason says so. The real files beside the repository (RECORDWIRE_REALWORLD,
+# see the README) are not a skip either way: where they are missing, the
+# tests that read them go on without them and pytest's summary says so in a
+# line that starts "SKIP: real files not read", which this check leaves alone.
 if grep -E '^SKIPPED' "$log" | grep -vE 'test_torch_loader.py:[0-9]+: CUDA is (not )?available here'; then
     echo "pytest skipped tests (above): every tool is installed by this script, so none may be skipped" >&2
     exit 1

@@ -33,7 +33,7 @@
 //!   (varint lists byte by byte vs a word at a time; the length CRC through
 //!   the crate's call vs the inline table).
 //!
-//! Run: `cargo bench --bench read`; `python3 benches/report.py` then prints
+//! Run: `cargo bench --manifest-path benches/Cargo.toml --bench read`; `python3 benches/report.py` then prints
 //! the table of medians and ratios that BENCHMARKS.md quotes. Every benchmark
 //! asserts the count of what it decoded, so one that stops working fails
 //! instead of getting faster.

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Prints the table of criterion medians and ratios that BENCHMARKS.md quotes.
 
-Run after `cargo bench --bench read` (and optionally `--bench write`):
+Run after `cargo bench --manifest-path benches/Cargo.toml --bench read` (and
+optionally `--bench write`), which write their results in the benches crate's
+own target directory:
 
-    python3 benches/report.py [target/criterion]
+    python3 benches/report.py [benches/target/criterion]
 
 For every group (e.g. `bert/decode`) it lists each benchmark's median time,
 its throughput from that median, and its speed relative to recordwire in the
@@ -15,7 +17,11 @@ import json
 import os
 import sys
 
-root = sys.argv[1] if len(sys.argv) > 1 else os.path.join("target", "criterion")
+root = (
+    sys.argv[1]
+    if len(sys.argv) > 1
+    else os.path.join(os.path.dirname(os.path.abspath(__file__)), "target", "criterion")
+)
 
 
 def load(bench_dir):

@@ -2,7 +2,7 @@
 //! image-like) and framing them as TFRecord with both CRCs into memory, beside
 //! the memory-bandwidth floor (copying the same bytes).
 //!
-//! Run: `cargo bench --bench write`. Each benchmark asserts the size of what
+//! Run: `cargo bench --manifest-path benches/Cargo.toml --bench write`. Each benchmark asserts the size of what
 //! it wrote.
 
 // criterion's macros generate undocumented functions.

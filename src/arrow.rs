@@ -81,6 +81,17 @@ use arrow_schema::{DataType, Field, FieldRef, Schema};
 
 use crate::batch::{AlignedBuf, Batch, Column, DType, FeatureSpec, Form, Spec};
 
+/// An Arrow error's message without arrow-rs's own prefix ("Invalid
+/// argument error: ", "Schema error: "), for errors whose text is ours or
+/// names the column: what `recordwire import` and the Python package's
+/// `write_arrow` show. Other errors keep their prefix.
+pub fn error_message(e: &ArrowError) -> String {
+    match e {
+        ArrowError::InvalidArgumentError(m) | ArrowError::SchemaError(m) => m.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// How a feature's column maps to Arrow (see the table of the module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {

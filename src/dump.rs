@@ -5,9 +5,19 @@
 //!
 //! Each line shows the absolute offset of a field, the bytes of its tag and
 //! length (or of its whole value when it is a scalar), the field's name in
-//! the schema with its number and wire type, and what it means. Unknown
-//! fields and groups are shown as such. When the payload is invalid the tree
-//! stops at the error, with a last line saying what is wrong and where.
+//! the schema with its number and wire type, and what it means. When the
+//! payload is invalid the tree stops at the error, with a last line saying
+//! what is wrong and where.
+//!
+//! Fields the schema does not know (every field of a `raw` payload) are
+//! shown as `unknown field N (WIRE)` and read as `protoc --decode_raw` reads
+//! them, each guess marked `guessed`: a length-delimited field whose bytes
+//! parse as a message is opened as one (protoc's rule, its text named too
+//! when the bytes are also text), [`GUESS_DEPTH`] levels at most, else shown
+//! as text or as bytes; an `I64`/`I32` shows its hex and the double/float it
+//! would be. Groups are opened as they are. Each guess reads its bytes once
+//! and allocates nothing, so a hostile payload costs at most
+//! `GUESS_DEPTH + 1` reads of each byte.
 //!
 //! ```
 //! use recordwire::dump::dump_payload;
@@ -79,6 +89,16 @@ fn field_of(msg: Msg, number: u32) -> Option<Slot> {
 
 const HEX_COLUMN: usize = 24;
 const MAX_SHOWN: usize = 16;
+/// The longest text shown of a length-delimited field guessed to be text
+/// (in bytes; longer text ends with `…` after the closing quote).
+const MAX_TEXT: usize = 64;
+/// The same, for text shown beside a guessed message.
+const MAX_TEXT_BESIDE: usize = 32;
+/// How many levels of messages guessed inside unknown length-delimited
+/// fields are opened, one inside the other (below that they are shown as
+/// bytes), as `protoc --decode_raw` does (its `kUnknownFieldRecursionLimit`
+/// in `text_format.cc`). A known message starts the count again.
+pub const GUESS_DEPTH: u32 = 10;
 
 /// Appends the annotated wire tree of `bytes` (a payload of `kind`, whose
 /// first byte is at absolute offset `base`) to `out`. Returns the error that
@@ -95,7 +115,7 @@ pub fn dump_payload(
         PayloadKind::OfRecord => Msg::Features(Schema::OneFlow),
         PayloadKind::Raw => Msg::Unknown,
     };
-    let r = dump_message(out, msg, bytes, base, 0, 0);
+    let r = dump_message(out, msg, bytes, base, 0, 0, GUESS_DEPTH);
     if let Err(e) = &r {
         let _ = writeln!(out, "{:08x}  error: {}", e.offset, e.reason);
     }
@@ -142,6 +162,7 @@ fn dump_message(
     base: u64,
     depth: u32,
     indent: usize,
+    guesses: u32,
 ) -> Result<(), DecodeError> {
     for f in FieldReader::new(bytes, base, depth) {
         let f = f?;
@@ -167,7 +188,15 @@ fn dump_message(
                         crate::DecodeReason::DepthLimitExceeded,
                     ));
                 }
-                dump_message(out, child, body, f.value_offset, depth + 1, indent + 1)?;
+                dump_message(
+                    out,
+                    child,
+                    body,
+                    f.value_offset,
+                    depth + 1,
+                    indent + 1,
+                    GUESS_DEPTH,
+                )?;
             }
             (Some(Slot::Key), Value::Len(key)) => {
                 line_start(out, f.offset, tag_and_len, indent);
@@ -198,15 +227,48 @@ fn dump_message(
                         let _ = writeln!(out, " {v}");
                     }
                     Value::Fixed32(v) => {
-                        let _ = writeln!(out, " {v:#010x}");
+                        let _ = write!(out, " {v:#010x}, guessed float ");
+                        let x = f32::from_bits(v);
+                        push_float(
+                            out,
+                            crate::json::to_shortest_float(x),
+                            x.is_subnormal(),
+                            v as u64,
+                        );
                     }
                     Value::Fixed64(v) => {
-                        let _ = writeln!(out, " {v:#018x}");
+                        let x = f64::from_bits(v);
+                        let _ = write!(out, " {v:#018x}, guessed double ");
+                        push_float(out, x, x.is_subnormal(), v);
                     }
                     Value::Len(b) => {
-                        let _ = write!(out, " {} bytes:", b.len());
-                        hex_preview(out, b);
-                        out.push('\n');
+                        let _ = write!(out, " {} bytes", b.len());
+                        if guesses > 0 && looks_like_message(b, guesses) {
+                            out.push_str(", guessed message");
+                            if let Some(text) = as_text(b) {
+                                out.push_str(" (or text ");
+                                push_text(out, text, MAX_TEXT_BESIDE);
+                                out.push(')');
+                            }
+                            out.push('\n');
+                            dump_message(
+                                out,
+                                Msg::Unknown,
+                                b,
+                                f.value_offset,
+                                depth + 1,
+                                indent + 1,
+                                guesses - 1,
+                            )?;
+                        } else if let Some(text) = as_text(b) {
+                            out.push_str(", guessed text ");
+                            push_text(out, text, MAX_TEXT);
+                            out.push('\n');
+                        } else {
+                            out.push(':');
+                            hex_preview(out, b);
+                            out.push('\n');
+                        }
                     }
                     Value::Group(body) => {
                         out.push('\n');
@@ -217,6 +279,7 @@ fn dump_message(
                             f.value_offset,
                             depth + 1,
                             indent + 1,
+                            guesses.saturating_sub(1),
                         )?;
                         let end = f.value_offset + body.len() as u64;
                         let end_tag = &bytes[(end - base) as usize..]
@@ -233,6 +296,50 @@ fn dump_message(
         }
     }
     Ok(())
+}
+
+/// Whether `bytes` parse as a message, as protoc decides it for an unknown
+/// length-delimited field: not empty, every field whole with a valid tag
+/// (field number not 0, no end-group tag without its start), and groups
+/// nested at most `guesses` deep. Reads `bytes` once, allocates nothing.
+fn looks_like_message(bytes: &[u8], guesses: u32) -> bool {
+    // Groups of a reader at depth MAX_DEPTH - g may nest g deep.
+    let depth = MAX_DEPTH.saturating_sub(guesses);
+    !bytes.is_empty() && FieldReader::new(bytes, 0, depth).all(|f| f.is_ok())
+}
+
+/// `bytes` as text, when they are UTF-8 without control characters other
+/// than tab, line feed and carriage return.
+fn as_text(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'));
+    plain.then_some(text)
+}
+
+/// Appends `text` quoted, cut after at most `max` bytes (at a character
+/// boundary) with `…` after the closing quote when cut.
+fn push_text(out: &mut String, text: &str, max: usize) {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    push_quoted(out, &text.as_bytes()[..end]);
+    if end < text.len() {
+        out.push('…');
+    }
+}
+
+/// Appends a fixed-width value's float reading, and for a subnormal one (a
+/// small integer's bits) the integer too, then ends the line.
+fn push_float<F: std::fmt::Debug>(out: &mut String, x: F, subnormal: bool, bits: u64) {
+    let _ = write!(out, "{x:?}");
+    if subnormal {
+        let _ = write!(out, " (or integer {bits})");
+    }
+    out.push('\n');
 }
 
 fn scalar_end(bytes: &[u8], start: usize, tag_len: usize, value: Value<'_>) -> usize {

@@ -144,6 +144,17 @@ pub enum ErrorKind {
         /// What differs.
         message: Arc<str>,
     },
+    /// An argument that cannot work as given, found before any data is
+    /// read: a URL that names a bucket rather than an object, a scheme
+    /// recordwire does not read, a glob that matches nothing or that the
+    /// server cannot list, an output it cannot write to. The command line
+    /// reports it as `usage_error` with exit status 2, as its own usage
+    /// errors (docs/FORMAT.md §8.1, §9.4).
+    #[error("{message}")]
+    Usage {
+        /// What is wrong, and what to give instead.
+        message: Arc<str>,
+    },
     /// An I/O error while reading or writing.
     #[error("{message}")]
     Io {
@@ -162,7 +173,7 @@ pub enum FeatureProblem {
     #[error("missing, and the spec gives no default")]
     Missing,
     /// The feature holds another list than the spec's type.
-    #[error("the spec wants {expected} values, the record holds a {found}")]
+    #[error("the spec wants {expected} values, the record holds {}", crate::names::with_article(.found))]
     WrongType {
         /// The spec's dtype.
         expected: &'static str,
@@ -227,6 +238,7 @@ impl ErrorKind {
             ErrorKind::Feature { .. } => "feature_error",
             ErrorKind::IdOutOfRange { .. } => "id_out_of_range",
             ErrorKind::StaleIndex { .. } => "stale_index",
+            ErrorKind::Usage { .. } => "usage_error",
             ErrorKind::Io { .. } => "io_error",
         }
     }
@@ -337,6 +349,11 @@ impl Error {
     /// assert!(err.to_string().starts_with("[io_error]: no/such.tfrecord: "), "{err}");
     /// ```
     pub fn io(err: std::io::Error) -> Self {
+        // One of ours carried through `std::io::Read` (a remote object's
+        // stream): itself, not a second `[io_error]: file:` in the message.
+        if let Some(ours) = err.get_ref().and_then(|e| e.downcast_ref::<Error>()) {
+            return ours.clone();
+        }
         let kind = ErrorKind::Io {
             message: err.to_string().into(),
             io_kind: err.kind(),
@@ -348,6 +365,27 @@ impl Error {
             record: None,
             offset: None,
             cause: Some(Arc::new(err)),
+        }))
+    }
+
+    /// A usage error ([`ErrorKind::Usage`]) saying `message`, with no
+    /// position.
+    ///
+    /// ```
+    /// let err = recordwire::Error::usage("names a bucket, not an object").with_file("s3://b/");
+    /// assert_eq!(err.kind().name(), "usage_error");
+    /// assert_eq!(err.to_string(), "[usage_error]: s3://b/: names a bucket, not an object");
+    /// ```
+    pub fn usage(message: impl Into<Arc<str>>) -> Self {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Usage {
+                message: message.into(),
+            },
+            detail: None,
+            file: None,
+            record: None,
+            offset: None,
+            cause: None,
         }))
     }
 
@@ -484,6 +522,37 @@ mod tests {
         assert_eq!(
             std::mem::size_of::<Result<crate::frame::Record<'_>, Error>>(),
             std::mem::size_of::<crate::frame::Record<'_>>()
+        );
+    }
+
+    #[test]
+    fn an_error_carried_through_std_io_is_said_once() {
+        // A remote stream's error goes through `std::io::Read` and back.
+        let inner = Error::io(std::io::Error::other("a short read"))
+            .with_file("s3://b/k")
+            .with_offset(4096);
+        let outer = Error::io(std::io::Error::other(inner))
+            .with_file("s3://b/k")
+            .with_record(7);
+        assert_eq!(
+            outer.to_string(),
+            "[io_error]: s3://b/k: record 7 at byte 4096: a short read"
+        );
+    }
+
+    #[test]
+    fn a_list_kind_takes_its_article() {
+        let problem = |found| FeatureProblem::WrongType {
+            expected: "float",
+            found,
+        };
+        assert_eq!(
+            problem("int64_list").to_string(),
+            "the spec wants float values, the record holds an int64_list"
+        );
+        assert_eq!(
+            problem("bytes_list").to_string(),
+            "the spec wants float values, the record holds a bytes_list"
         );
     }
 

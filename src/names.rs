@@ -187,6 +187,23 @@ pub fn write_json_string(out: &mut Vec<u8>, s: &[u8]) {
     out.push(b'"');
 }
 
+/// `word` after its indefinite article, as messages write a type's name:
+/// `an int64_list`, `a float_list`.
+///
+/// ```
+/// use recordwire::names::with_article;
+///
+/// assert_eq!(with_article("int64_list"), "an int64_list");
+/// assert_eq!(with_article("bytes_list"), "a bytes_list");
+/// ```
+pub fn with_article(word: &str) -> String {
+    let vowel = word
+        .chars()
+        .next()
+        .is_some_and(|c| "aeiouAEIOU".contains(c));
+    format!("{} {word}", if vowel { "an" } else { "a" })
+}
+
 /// A name as a JSON string literal (for messages): as
 /// [`write_json_string`], with DEL and the C1 controls escaped too (JSON
 /// allows them raw, but a terminal shows nothing for them).

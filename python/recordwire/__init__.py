@@ -8,11 +8,14 @@ Adapters: ``recordwire.torch``, ``recordwire.grain``, ``recordwire.ray``
 (each imports its framework only when imported).
 """
 
-from typing import Any, Literal, Mapping, Optional
+from typing import Any as _Any
+from typing import Literal as _Literal
+from typing import Mapping as _Mapping
+from typing import Optional as _Optional
 
 from recordwire._arrow_write import write_arrow
 from recordwire._columns import Bytes, Padded, Ragged, RaggedFrames, Sparse
-from recordwire._dataset import Cursor, Dataset, GzDataset, Skipped, SkippedWarning, infer_spec
+from recordwire._dataset import Cursor, Dataset, GzDataset, PayloadWarning, Skipped, SkippedWarning, infer_spec
 from recordwire._loader import LoadedBatch, Loader
 from recordwire._native import (
     Error,
@@ -29,10 +32,10 @@ from recordwire._spec import FixedLen, FixedLenSequence, VarLen, spec_json
 
 
 def spec(
-    features: Mapping[str, Any],
+    features: _Mapping[str, _Any],
     *,
-    payload: Literal["example", "sequence_example", "ofrecord"] = "example",
-    sequence: Optional[Mapping[str, Any]] = None,
+    payload: _Literal["example", "sequence_example", "ofrecord"] = "example",
+    sequence: _Optional[_Mapping[str, _Any]] = None,
 ) -> Spec:
     """A ``Spec`` from a TensorFlow-style dict (name -> ``FixedLen``/``VarLen``/
     ``FixedLenSequence`` or ``tf.io`` features), with a sequence part for
@@ -55,6 +58,7 @@ __all__ = [
     "Order",
     "Padded",
     "PanicError",
+    "PayloadWarning",
     "PermissionDeniedError",
     "Ragged",
     "RaggedFrames",

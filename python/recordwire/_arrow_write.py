@@ -53,7 +53,7 @@ def write_arrow(
     compression: Optional[Literal["none", "gzip", "zlib"]] = None,
     gzip_blocks: Optional[int] = None,
     index: bool = True,
-    storage_options: Optional[Mapping[str, str]] = None,
+    storage_options: Optional[Mapping[str, Union[str, bool, int, float]]] = None,
 ) -> int:
     """Writes the rows of ``data`` (a pyarrow ``Table``, ``RecordBatch``,
     ``RecordBatchReader``, pandas ``DataFrame``, or an iterable of them) as

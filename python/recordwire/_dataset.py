@@ -3,6 +3,7 @@ orders with resumable cursors, and the Arrow form of ``decode``."""
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from typing import (
@@ -42,6 +43,8 @@ Tail = Literal["pad", "drop-last", "keep", "drop_last"]
 IndexFormat = Literal["native", "dali", "lirs"]
 OnError = Literal["fail", "skip"]
 Ids = Union[Sequence[int], np.ndarray]
+#: A ``storage_options`` value: text, or a bool or number (written as text).
+StorageValue = Union[str, bool, int, float]
 
 
 class Skipped(NamedTuple):
@@ -78,6 +81,62 @@ def _warn_skipped(skipped: Sequence[Skipped], stacklevel: int) -> None:
         lines.append(f"... and {len(skipped) - _SHOWN_SKIPS} more (see ds.skipped)")
     head = f"on_error='skip': {len(skipped)} damaged region{'s' if len(skipped) != 1 else ''} skipped"
     warnings.warn("\n".join([head, *lines]), SkippedWarning, stacklevel=stacklevel + 1)
+
+
+class PayloadWarning(UserWarning):
+    """Warned once per dataset when the first records of a file may not be
+    the message they are read as (records with fields a tf.Example does not
+    have, or that do not decode): the notes ``recordwire cat`` prints on
+    stderr, with the ``payload="raw"`` hint and, when the bytes tell, the
+    message they look like (a TensorBoard ``tensorflow.Event``, a TensorFlow
+    Ranking ``ExampleListWithContext``). Such files otherwise read as empty
+    records."""
+
+
+def _warn_payload(notes: Sequence[str], stacklevel: int) -> None:
+    for note in notes:
+        warnings.warn(f"note: {note}", PayloadWarning, stacklevel=stacklevel + 1)
+
+
+#: The sample a spec is inferred from where reading every record first
+#: would cost too much (``Loader(spec="auto")``, ``recordwire.ray.
+#: read_records(spec=None)``): at most this many records, and about this
+#: many bytes, in runs spread over every file.
+SAMPLE_RECORDS = 4096
+SAMPLE_BYTES = 16 << 20
+
+
+def sampled_spec(ds: Any, stacklevel: int) -> Spec:
+    """The spec inferred from a sample of ``ds``'s records (``SAMPLE_RECORDS``,
+    ``SAMPLE_BYTES``; runs of neighbours spread over every file), made
+    permissive where the sample cannot be sure: a feature some sampled
+    record lacks is ``var_len``, and a ``fixed_len`` feature gets a default
+    (zeros, empty bytes) for the records the sample did not see. Warned as
+    a ``UserWarning`` that names ``recordwire.infer_spec(paths)``, which
+    reads every record; nothing is warned when the sample is every record
+    (the spec is then ``infer_spec``'s)."""
+    spec, notes, read, exact = ds._infer_sample(SAMPLE_RECORDS, SAMPLE_BYTES)
+    for note in notes:
+        warnings.warn(f"infer_spec: {note}", UserWarning, stacklevel=stacklevel + 1)
+    if not exact:
+        doc = json.loads(spec.to_json())
+        defaulted = [
+            name
+            for part in ("features", "sequence")
+            for name, f in doc.get(part, {}).items()
+            if f.get("form") == "fixed_len" and "default" in f
+        ]
+        shown = ", ".join(defaulted[:8]) + (f" and {len(defaulted) - 8} more" if len(defaulted) > 8 else "")
+        files = len(ds._lengths)
+        warnings.warn(
+            f"spec inferred from a sample of {read} of {len(ds)} records ({files} file{'s' if files != 1 else ''}): "
+            + (f"fixed-length features get a default (0, or empty bytes) for records that lack them ({shown}); " if defaulted else "")
+            + "features some sampled record lacks are var_len. recordwire.infer_spec(paths) reads every record "
+            "for the exact spec (pass it as spec=)",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return spec
 
 
 def _infer(ds: Any, stacklevel: int) -> Spec:
@@ -145,6 +204,9 @@ class _Methods:
         def __getitem__(self, i: Union[int, slice]) -> Any: ...
         def _decode(self, ids: Any, spec: Any, *, threads: int = 1, arrow: bool = False) -> Any: ...
         def _infer_spec(self, ids: Optional[Sequence[int]] = None) -> Tuple[Spec, List[str]]: ...
+        def _infer_sample(self, max_records: int, max_bytes: int) -> Tuple[Spec, List[str], int, bool]: ...
+        @property
+        def _payload_notes(self) -> List[str]: ...
         @property
         def _lengths(self) -> List[Tuple[int, int]]: ...
         @property
@@ -154,6 +216,17 @@ class _Methods:
     def __iter__(self) -> Iterator[Dict[str, Any]]:
         for i in range(len(self)):
             yield self[i]
+
+    def _sampled(self, stacklevel: int) -> Spec:
+        """The spec of ``sampled_spec``, inferred on first use and kept (or
+        the full inference's, when ``decode(..., "auto")`` made it)."""
+        kept: Optional[Spec] = self.__dict__.get("_auto_spec")
+        if kept is None:
+            kept = self.__dict__.get("_sampled_spec")
+        if kept is None:
+            kept = sampled_spec(self, stacklevel=stacklevel + 1)
+            self.__dict__["_sampled_spec"] = kept
+        return kept
 
     def _auto(self, stacklevel: int) -> Spec:
         kept: Optional[Spec] = self.__dict__.get("_auto_spec")
@@ -395,7 +468,7 @@ class Dataset(_Methods, _NativeDataset):
         payload: Payload = "auto",
         verify_crc: bool = True,
         on_error: OnError = "fail",
-        storage_options: Optional[Mapping[str, str]] = None,
+        storage_options: Optional[Mapping[str, StorageValue]] = None,
     ) -> None:
         # The native __new__ opened everything; keep the arguments to pickle.
         self._paths = paths if isinstance(paths, (str, os.PathLike)) else list(paths)
@@ -409,6 +482,7 @@ class Dataset(_Methods, _NativeDataset):
         if storage_options:
             self._options["storage_options"] = dict(storage_options)
         _warn_skipped(self.skipped, stacklevel=2)
+        _warn_payload(self._payload_notes, stacklevel=2)
 
     def __reduce__(self):
         return (_reopen, (type(self), self._paths, self._options))
@@ -470,6 +544,7 @@ class Lazy:
     its own map instead of using one opened in another process."""
 
     def __init__(self, paths: Any, **open_args: Any) -> None:
+        noted = isinstance(paths, Dataset)
         if isinstance(paths, Dataset):
             open_args = {**paths._options, **open_args}
             paths = paths._paths
@@ -477,16 +552,23 @@ class Lazy:
         self._open_args = open_args
         self._ds: Optional[Dataset] = None
         self._pid = -1
+        # The payload notes are warned by the first open only (not again
+        # in each worker that reopens the dataset).
+        self._noted = noted
 
     @property
     def dataset(self) -> Dataset:
         if self._ds is None or self._pid != os.getpid():
-            self._ds = Dataset(self._paths, **self._open_args)
+            with warnings.catch_warnings():
+                if self._noted:
+                    warnings.simplefilter("ignore", PayloadWarning)
+                self._ds = Dataset(self._paths, **self._open_args)
+            self._noted = True
             self._pid = os.getpid()
         return self._ds
 
     def __getstate__(self) -> Dict[str, Any]:
-        return {"_paths": self._paths, "_open_args": self._open_args, "_ds": None, "_pid": -1}
+        return {"_paths": self._paths, "_open_args": self._open_args, "_ds": None, "_pid": -1, "_noted": True}
 
     def __repr__(self) -> str:
         return f"{self._paths!r}"
@@ -507,8 +589,11 @@ def portable(value: Any) -> Any:
 
 
 def _reopen(cls: Any, paths: Any, options: Dict[str, Any]) -> Any:
-    """Unpickles a dataset: opens its files again (options are keyword-only)."""
-    return cls(paths, **options)
+    """Unpickles a dataset: opens its files again (options are keyword-only).
+    The payload notes were warned where it was first opened."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PayloadWarning)
+        return cls(paths, **options)
 
 
 def _chunks(order: Order, epoch: int, start: int, chunk: int = 1 << 16) -> Iterator[np.ndarray]:
@@ -573,4 +658,4 @@ class Cursor:
         self.epoch, self.position = int(state["epoch"]), int(state["position"])
 
 
-__all__ = ["Dataset", "Cursor", "Lazy", "as_spec"]
+__all__ = ["Dataset", "Cursor", "Lazy", "PayloadWarning", "as_spec", "sampled_spec"]

@@ -61,25 +61,61 @@ def distributed_rank_world(rank: Optional[int], world: Optional[int]) -> Tuple[i
     return int(0 if rank is None else rank), int(1 if world is None else world)
 
 
+_PAGE_MODES = ("page-aware", "quasi-random")
+
+
+def _remote_order(dataset: Dataset, order: Optional[str], page_size: Optional[int], stacklevel: int) -> Tuple[str, int]:
+    """The order and page size a loader of ``dataset`` uses: as given, else
+    what reads each remote object's bytes about once an epoch."""
+    span = dataset.span_size
+    if order is None:
+        order = "shuffle" if span is None else "quasi-random"
+    if page_size is None:
+        page_size = span if span is not None and order in _PAGE_MODES else 4096
+    if span is not None and order == "shuffle":
+        import warnings
+
+        warnings.warn(
+            "a full shuffle of remote objects fetches each record with a request of its own "
+            f"(about {len(dataset)} requests an epoch); order='quasi-random' with page_size={span} "
+            "(the default for remote data) fetches each span once",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return order, int(page_size)
+
+
 class Loader:
     """Decoded batches of a dataset's epochs, read and decoded ahead on Rust
     threads while Python works: what a training loop iterates instead of a
     ``DataLoader`` with worker processes.
 
-    ``Loader(data, spec="auto", batch_size=256, *, order="shuffle", seed=0,
-    rank=None, world=None, worker=0, workers=None, tail="pad",
-    page_size=4096, window=8, drop_last=False, prefetch=4, threads=None,
-    to="numpy", transform=None, transform_threads=1, epoch=0,
+    ``Loader(data, spec="auto", batch_size=256, *, order=None, seed=0,
+    rank=None, world=None, worker=0, workers_split=1, workers=None,
+    tail="pad", page_size=None, window=8, drop_last=False, prefetch=4,
+    threads=None, to="numpy", transform=None, transform_threads=1, epoch=0,
     **open_args)``:
 
     - ``data``: a ``Dataset``, or what ``Dataset`` opens (a path, a glob,
       a list, ``s3://``/``gs://``/``az://``/``https://`` URLs), opened with
       ``open_args`` (``storage_options=``, ``index=``, ...).
-    - ``spec``: as ``Dataset.decode`` takes it (``"auto"`` infers it once).
+    - ``spec``: as ``Dataset.decode`` takes it; ``"auto"`` infers it from a
+      sample of the records spread over every file (``SAMPLE_RECORDS``
+      records, about ``SAMPLE_BYTES``), made permissive where the sample
+      cannot be sure (a feature some sampled record lacks is ``var_len``, a
+      ``fixed_len`` one gets a default), and says so in a ``UserWarning``;
+      ``recordwire.infer_spec(paths)`` reads every record for the exact
+      spec.
     - ``order``: ``sequential``, ``shuffle``, ``page-aware`` or
       ``quasi-random`` (the page modes read cold, compressed and remote
       data page by page or span by span), with ``seed``, ``tail``,
-      ``page_size`` and ``window`` as in ``Dataset.order``; ``rank`` and
+      ``page_size`` and ``window`` as in ``Dataset.order``. The default,
+      ``None``, is ``shuffle`` for local data and, where the data has
+      remote objects, ``quasi-random`` over their spans (``page_size`` the
+      ``span_size`` storage option, 8 MiB unless set), which fetches each
+      span once an epoch (a full shuffle fetches each record with a request
+      of its own: said once, as a ``UserWarning``). ``page_size`` defaults
+      to the span size for remote data and 4096 otherwise; ``rank`` and
       ``world`` default to ``torch.distributed``'s when a process group is
       initialised; ``worker`` of ``workers_split`` splits a rank's part
       further (several loaders per rank).
@@ -122,7 +158,7 @@ class Loader:
         spec: Any = "auto",
         batch_size: int = 256,
         *,
-        order: str = "shuffle",
+        order: Optional[str] = None,
         seed: int = 0,
         rank: Optional[int] = None,
         world: Optional[int] = None,
@@ -130,7 +166,7 @@ class Loader:
         workers_split: int = 1,
         workers: Optional[int] = None,
         tail: str = "pad",
-        page_size: int = 4096,
+        page_size: Optional[int] = None,
         window: int = 8,
         drop_last: bool = False,
         prefetch: int = 4,
@@ -147,9 +183,12 @@ class Loader:
             raise ValueError("transform_threads must be at least 1")
         self.dataset: Dataset = data if isinstance(data, Dataset) else Dataset(data, **open_args)
         if isinstance(spec, str) and spec == "auto":
-            spec = self.dataset._auto(stacklevel=2)
+            # A sample, not every record: the first batch waits for no full
+            # pass, and a damaged record raises at its batch.
+            spec = self.dataset._sampled(stacklevel=2)
         self.spec = spec
         self.batch_size = int(batch_size)
+        order, page_size = _remote_order(self.dataset, order, page_size, stacklevel=2)
         self.rank, self.world = distributed_rank_world(rank, world)
         self.to = to
         self.transform = transform
@@ -162,7 +201,7 @@ class Loader:
             worker=int(worker),
             workers=int(workers_split),
             tail=tail,
-            page_size=int(page_size),
+            page_size=page_size,
             window=int(window),
         )
         self.drop_last = bool(drop_last)

@@ -33,12 +33,10 @@ def _dtype(dtype: Any) -> str:
     if not isinstance(name, str):
         name = getattr(dtype, "__name__", None) or str(dtype)
     name = name.replace("tf.", "")
-    if name not in _DTYPES:
-        raise ValueError(
-            f"dtype {dtype!r}: expected one of int64, float32, string/bytes "
-            "(and for OFRecord int32, float64, int8, uint8)"
-        )
-    return _DTYPES[name]
+    # A name not known here goes into the JSON as it is: the native spec
+    # then refuses it as it refuses a bad JSON spec (``recordwire.Error``,
+    # kind ``invalid_spec``, naming the feature).
+    return _DTYPES.get(name, name)
 
 
 def _shape(shape: Any) -> list:

@@ -23,6 +23,7 @@ import json
 import math
 import os
 import uuid
+import warnings
 from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 import ray.data
@@ -30,28 +31,46 @@ from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasink, Datasource, ReadTask
 
 from recordwire._arrow_write import ipc_stream
-from recordwire._dataset import Dataset, PathLike, as_spec
+from recordwire._dataset import SAMPLE_RECORDS, Dataset, PathLike, PayloadWarning, StorageValue, as_spec
 from recordwire._native import ArrowWriter, Spec
 
 __all__ = ["RecordDatasink", "RecordDatasource", "read_records", "write_records"]
 
 #: Records of a sample that ``spec=None`` infers the spec from, spread over
-#: the files.
-SPEC_SAMPLE = 4096
+#: the files (the loader's ``spec="auto"`` sample: ``recordwire._dataset.
+#: sampled_spec``).
+SPEC_SAMPLE = SAMPLE_RECORDS
+
+#: The data a read task of ``read_records`` aims at (as Ray's file
+#: datasources size theirs by bytes): tasks of a few thousand rows each pay
+#: a task's fixed cost for little work.
+TARGET_TASK_BYTES = 64 << 20
+#: The fewest rows a read task is given, however small its bytes.
+MIN_TASK_ROWS = 4096
 
 
-def _sample_ids(lengths: Sequence[int], sample: int) -> List[int]:
-    """Ids spread over every file: about ``sample / files`` per file, evenly
-    spaced within each (the first record of each file among them)."""
-    ids: List[int] = []
-    start = 0
-    per_file = max(1, sample // max(1, len(lengths)))
-    for n in lengths:
-        if n:
-            step = max(1, n // per_file)
-            ids.extend(range(start, start + n, step)[:per_file])
-        start += n
-    return ids
+def default_tasks(rows: int, data_bytes: int, cpus: int) -> int:
+    """The read tasks of ``read_records`` without ``override_num_blocks``:
+    about ``TARGET_TASK_BYTES`` of records each, at least one per CPU where
+    the data holds ``MIN_TASK_ROWS`` rows per CPU (rounded up to a multiple
+    of the CPUs, so that no CPU is left with the last task alone), and never
+    fewer than ``MIN_TASK_ROWS`` rows per task."""
+    if rows <= 0:
+        return 1
+    cpus = max(1, int(cpus))
+    tasks = max(1, math.ceil(data_bytes / TARGET_TASK_BYTES))
+    most = max(1, rows // MIN_TASK_ROWS)
+    tasks = max(tasks, min(cpus, most))
+    if tasks > cpus:
+        tasks = math.ceil(tasks / cpus) * cpus
+    return max(1, min(tasks, most))
+
+
+def _cpus() -> int:
+    """The CPUs of the Ray cluster (Ray started if it is not)."""
+    if not ray.is_initialized():
+        ray.init()
+    return int(ray.cluster_resources().get("CPU", 1))
 
 
 class RecordDatasource(Datasource):
@@ -67,7 +86,7 @@ class RecordDatasource(Datasource):
         spec: Any = None,
         features: Optional[Sequence[str]] = None,
         payload: Literal["auto", "example", "sequence_example", "ofrecord"] = "auto",
-        storage_options: Optional[Mapping[str, str]] = None,
+        storage_options: Optional[Mapping[str, StorageValue]] = None,
         rows_per_block: int = 4096,
         verify_crc: bool = True,
     ) -> None:
@@ -83,8 +102,7 @@ class RecordDatasource(Datasource):
         if storage_options:
             self._options["storage_options"] = dict(storage_options)
         if spec is None:
-            sample = _sample_ids([n for n, _ in self._lengths], SPEC_SAMPLE)
-            spec, _notes = ds._infer_spec(sample)
+            spec = ds._sampled(stacklevel=3)
         spec = as_spec(spec)
         if not isinstance(spec, Spec):
             spec = Spec(dict(spec)) if isinstance(spec, Mapping) else Spec.from_json(spec)
@@ -144,7 +162,11 @@ class RecordDatasource(Datasource):
         total = self.num_rows()
         if total == 0:
             return []
-        rows_per_task = max(1, math.ceil(total / max(1, parallelism)))
+        # Split by bytes (a file's records taken as of its average size), at
+        # record boundaries: each task about the same data.
+        data = sum(max(1, size) for _, size in self._lengths)
+        want = max(1, min(parallelism, total))
+        per_task = data / want
         spec, schema = self._read_spec()
         spec_json = spec.to_json()
         tasks: List[ReadTask] = []
@@ -166,14 +188,18 @@ class RecordDatasource(Datasource):
             units, rows, size = [], 0, 0
 
         for path, (n, data_len) in zip(self._files, self._lengths):
+            record = max(1, data_len) / max(1, n)
             start = 0
             while start < n:
-                take = min(n - start, rows_per_task - rows)
+                # The last task takes what is left (rounding never makes one more).
+                last = len(tasks) >= want - 1
+                target = math.inf if last else per_task
+                take = n - start if last else min(n - start, max(1, math.ceil((per_task - size) / record)))
                 units.append((path, start, start + take))
                 rows += take
-                size += data_len * take // max(1, n)
+                size += math.ceil(record * take)
                 start += take
-                if rows >= rows_per_task:
+                if size >= target - record / 2:
                     flush()
         flush()
         return tasks
@@ -213,7 +239,10 @@ class _Read:
 
         spec = Spec.from_json(self.spec_json)
         for path, start, stop in self.units:
-            ds = Dataset(path, **self.options)
+            with warnings.catch_warnings():
+                # Warned once, where the driver opened the files.
+                warnings.simplefilter("ignore", PayloadWarning)
+                ds = Dataset(path, **self.options)
             for a in range(start, stop, self.rows_per_block):
                 ids = range(a, min(stop, a + self.rows_per_block))
                 batch = ds.decode(ids, spec, to="arrow")
@@ -226,7 +255,7 @@ def read_records(
     spec: Any = None,
     features: Optional[Sequence[str]] = None,
     payload: Literal["auto", "example", "sequence_example", "ofrecord"] = "auto",
-    storage_options: Optional[Mapping[str, str]] = None,
+    storage_options: Optional[Mapping[str, StorageValue]] = None,
     rows_per_block: int = 4096,
     verify_crc: bool = True,
     override_num_blocks: Optional[int] = None,
@@ -239,12 +268,22 @@ def read_records(
     ``paths``: what ``recordwire.Dataset`` opens (paths, globs, ``s3://``
     and other URLs, compressed files). ``spec``: the decode spec (a
     ``Spec``, its JSON, or a TensorFlow-style dict); ``None`` infers it from
-    a sample of records spread over the files (``SPEC_SAMPLE``), as
-    ``recordwire inspect --spec`` does from all of them. ``features``: read
+    a sample of records spread over the files (``SPEC_SAMPLE``, as the
+    loader's ``spec="auto"``), made permissive where the sample cannot be
+    sure (a feature some sampled record lacks is ``var_len``, a
+    ``fixed_len`` one gets a default), where ``recordwire inspect --spec``
+    and ``recordwire.infer_spec`` read all of them. ``features``: read
     only these (Ray's own ``select_columns`` after the read is pushed down
-    to the decoder too). Read tasks split the files by record-id range:
-    ``override_num_blocks`` asks for that many tasks (default: Ray's
-    choice); each task yields blocks of ``rows_per_block`` rows.
+    to the decoder too). Read tasks split the files by record-id range
+    into parts of about the same bytes: ``override_num_blocks`` asks for
+    that many tasks; by default (``default_tasks``) each task reads about
+    ``TARGET_TASK_BYTES`` (64 MiB), with at least one task per CPU of the
+    cluster where there are ``MIN_TASK_ROWS`` rows for each, and never
+    fewer than ``MIN_TASK_ROWS`` rows a task. Each task yields blocks of
+    ``rows_per_block`` rows. A spec inferred from a sample is warned as
+    such (a ``UserWarning``); ``recordwire.infer_spec(paths)`` reads every
+    record. Files whose records may not be tf.Examples are warned once
+    (``recordwire.PayloadWarning``).
     """
     source = RecordDatasource(
         paths,
@@ -255,6 +294,10 @@ def read_records(
         rows_per_block=rows_per_block,
         verify_crc=verify_crc,
     )
+    if override_num_blocks is None:
+        override_num_blocks = default_tasks(
+            source.num_rows(), source.estimate_inmemory_data_size() or 0, _cpus()
+        )
     return ray.data.read_datasource(
         source,
         override_num_blocks=override_num_blocks,
@@ -277,7 +320,7 @@ class RecordDatasink(Datasink):
         compression: Optional[Literal["gzip", "zlib"]] = None,
         gzip_blocks: Optional[int] = None,
         index: bool = True,
-        storage_options: Optional[Mapping[str, str]] = None,
+        storage_options: Optional[Mapping[str, StorageValue]] = None,
         prefix: Optional[str] = None,
     ) -> None:
         if payload not in ("example", "ofrecord"):
@@ -340,7 +383,7 @@ def write_records(
     compression: Optional[Literal["gzip", "zlib"]] = None,
     gzip_blocks: Optional[int] = None,
     index: bool = True,
-    storage_options: Optional[Mapping[str, str]] = None,
+    storage_options: Optional[Mapping[str, StorageValue]] = None,
     prefix: Optional[str] = None,
     ray_remote_args: Optional[Dict[str, Any]] = None,
     concurrency: Optional[int] = None,

@@ -18,7 +18,6 @@ use recordwire::arrow::{RecordEncoder, SchemaRef};
 use recordwire::encode::RecordWriter;
 use recordwire::frame::Framing;
 use recordwire::index::{sidecar_path, GzIndex, Index, DEFAULT_SPACING};
-use recordwire::io::remote::StorageOptions;
 use recordwire::io::{Compression, OpenOptions};
 
 use crate::errors::{guard, to_py};
@@ -57,7 +56,7 @@ impl ArrowWriter {
         compression: Option<&str>,
         gzip_blocks: Option<u64>,
         index: bool,
-        storage_options: Option<std::collections::BTreeMap<String, String>>,
+        storage_options: Option<std::collections::BTreeMap<String, Bound<'_, PyAny>>>,
     ) -> PyResult<Self> {
         guard(|| {
             let framing = match payload {
@@ -72,8 +71,8 @@ impl ArrowWriter {
             };
             let (options, compression) =
                 crate::writer::writer_options(framing, compression, gzip_blocks, &path)?;
-            let open = OpenOptions::default()
-                .with_storage(StorageOptions::new(storage_options.unwrap_or_default()));
+            let open =
+                OpenOptions::default().with_storage(crate::dataset::storage_of(storage_options)?);
             Ok(ArrowWriter {
                 path: path.display().to_string(),
                 framing,
@@ -152,7 +151,7 @@ impl ArrowWriter {
             if encoder.is_none() {
                 let ofrecord = self.framing == Framing::OfRecord;
                 let made = RecordEncoder::new(batch.schema().as_ref(), ofrecord)
-                    .map_err(|e| PyTypeError::new_err(arrow_message(&e)))?;
+                    .map_err(|e| PyTypeError::new_err(recordwire::arrow::error_message(&e)))?;
                 *encoder = Some((batch.schema(), made));
             }
             let Some((schema, encoder)) = encoder.as_mut() else {
@@ -169,7 +168,7 @@ impl ArrowWriter {
                 record.clear();
                 encoder
                     .encode(&batch, row, record)
-                    .map_err(|e| PyValueError::new_err(arrow_message(&e)))?;
+                    .map_err(|e| PyValueError::new_err(recordwire::arrow::error_message(&e)))?;
                 writer
                     .write_record(record)
                     .map_err(|e| PyValueError::new_err(format!("{}: {e}", self.path)))?;
@@ -211,14 +210,5 @@ impl ArrowWriter {
         };
         written.map_err(|e| recordwire::Error::io(e).with_file(self.path.as_str()))?;
         Ok(out)
-    }
-}
-
-/// An Arrow error's message without arrow-rs's own prefix.
-fn arrow_message(e: &recordwire::arrow::ArrowError) -> String {
-    match e {
-        recordwire::arrow::ArrowError::InvalidArgumentError(m)
-        | recordwire::arrow::ArrowError::SchemaError(m) => m.clone(),
-        other => other.to_string(),
     }
 }

@@ -10,7 +10,7 @@ use recordwire::batch::{Batch, Decoder};
 use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
 use recordwire::frame::{OwnedRecord, Record};
 use recordwire::index::{Dataset as CoreDataset, GzIndex, IndexFormat, Scratch, Shard};
-use recordwire::io::remote::{self, StorageOptions};
+use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 use recordwire::names::Auto;
 use recordwire::view::PayloadKind;
@@ -45,6 +45,47 @@ pub struct Dataset {
     /// The options the files were opened with (for the stores of remote
     /// files, where `write_index` puts sidecars).
     options: OpenOptions,
+    /// What the first records of each file showed about their payload (the
+    /// CLI's notes, docs/FORMAT.md §9.5), warned by the Python side.
+    notes: Vec<String>,
+}
+
+/// The notes on each shard's payload, from its first records, as the CLI
+/// gives them (`PayloadNotes`, with the Python hint `payload="raw"`).
+/// A record that cannot be read ends its shard's look (the read raises
+/// where it is asked for).
+fn payload_notes(inner: &CoreDataset, forced: bool) -> Vec<String> {
+    let decode = recordwire::view::DecodeOptions::default();
+    let mut lines = Vec::new();
+    let mut base = 0u64;
+    let mut scratch = Scratch::new();
+    for shard in inner.shards() {
+        let kind = shard.payload();
+        let n = shard
+            .len()
+            .min(recordwire::view::PayloadSniffer::RECORDS as u64);
+        let ids: Vec<u64> = (base..base + n).collect();
+        base += shard.len();
+        if kind == PayloadKind::Raw {
+            continue;
+        }
+        let mut notes = recordwire::view::PayloadNotes::new(kind, forced);
+        let mut records: Vec<Option<OwnedRecord>> = vec![None; ids.len()];
+        if inner
+            .get_many(&ids, &mut scratch, |pos, r| records[pos] = r)
+            .is_err()
+        {
+            continue;
+        }
+        for r in records.into_iter().flatten() {
+            match kind.validate(&r.data, r.data_offset, decode) {
+                Ok(()) => notes.record(r.id - (base - shard.len()), &r.data, r.data_offset),
+                Err(_) => notes.bad(r.id - (base - shard.len())),
+            }
+        }
+        lines.extend(notes.lines(shard.name(), recordwire::view::RawHint::Python));
+    }
+    lines
 }
 
 impl Dataset {
@@ -59,6 +100,33 @@ impl Dataset {
     }
 }
 
+/// `storage_options` as the store takes them: each value a string, or a
+/// bool (`true`/`false`) or a number written as text; anything else is a
+/// `TypeError` that names its key.
+pub(crate) fn storage_of(
+    options: Option<std::collections::BTreeMap<String, Bound<'_, PyAny>>>,
+) -> PyResult<StorageOptions> {
+    let mut out = std::collections::BTreeMap::new();
+    for (key, value) in options.unwrap_or_default() {
+        let text = if let Ok(b) = value.cast::<pyo3::types::PyBool>() {
+            if b.is_true() { "true" } else { "false" }.to_owned()
+        } else if let Ok(s) = value.extract::<String>() {
+            s
+        } else if value.is_instance_of::<pyo3::types::PyInt>()
+            || value.is_instance_of::<pyo3::types::PyFloat>()
+        {
+            value.str()?.to_string()
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "storage_options[{key:?}]: a string, a bool or a number, not {}",
+                value.get_type().name()?
+            )));
+        };
+        out.insert(key, text);
+    }
+    Ok(StorageOptions::new(out))
+}
+
 /// The files named by `paths`: a path, a glob pattern (wildcards `*` and `?`
 /// in the last component, as `Dataset::glob`), or a list of paths.
 pub(crate) fn files_of(
@@ -66,40 +134,25 @@ pub(crate) fn files_of(
     storage: &StorageOptions,
 ) -> PyResult<Vec<PathBuf>> {
     if let Ok(one) = paths.extract::<PathBuf>() {
-        if let Some(url) = one.to_str().filter(|u| remote::is_remote(u)) {
-            if !remote::has_wildcard(url) {
-                return Ok(vec![one]);
-            }
-            // One listing of the folder; sidecars left out unless named.
-            let suffix = ".rwindex";
-            let found: Vec<PathBuf> = paths
-                .py()
-                .detach(|| remote::glob(url, storage))
-                .map_err(|e| to_py(&e))?
-                .into_iter()
-                .filter(|u| !u.ends_with(suffix) || url.ends_with(suffix))
-                .map(PathBuf::from)
-                .collect();
-            if found.is_empty() {
-                return Err(PyValueError::new_err(format!("no object matches {url}")));
-            }
-            return Ok(found);
+        if one.as_os_str().is_empty() {
+            return Ok(vec![one]);
         }
-        let s = one.as_os_str().as_encoded_bytes();
-        let wild = one
-            .file_name()
-            .is_some_and(|n| n.as_encoded_bytes().iter().any(|&b| b == b'*' || b == b'?'));
-        if wild && !s.is_empty() {
-            let found = CoreDataset::glob(&one).map_err(|e| to_py(&e))?;
-            if found.is_empty() {
-                return Err(PyValueError::new_err(format!(
-                    "no file matches {}",
-                    one.display()
-                )));
-            }
-            return Ok(found);
+        if one.is_dir() {
+            // A directory means its record files: what `DIR/*` matches (no
+            // hidden files, sidecars or other index files), as `write_records`
+            // and `recordwire pack` fill one.
+            let pattern = one.join("*");
+            return CoreDataset::glob(&pattern).map_err(|e| to_py(&e));
         }
-        return Ok(vec![one]);
+        // A glob of any kind (local, `file://`, a store's: one listing of
+        // the folder), index files left out; no match is a usage_error
+        // (`recordwire.Error`), as on the command line. Without a wildcard,
+        // the path itself.
+        let options = OpenOptions::default().with_storage(storage.clone());
+        return paths
+            .py()
+            .detach(|| CoreDataset::expand(&one, &options))
+            .map_err(|e| to_py(&e));
     }
     if let Ok(list) = paths.extract::<Vec<PathBuf>>() {
         if list.is_empty() {
@@ -145,10 +198,10 @@ impl Dataset {
         payload: &str,
         verify_crc: bool,
         on_error: &str,
-        storage_options: Option<std::collections::BTreeMap<String, String>>,
+        storage_options: Option<std::collections::BTreeMap<String, Bound<'_, PyAny>>>,
     ) -> PyResult<Self> {
         guard(|| {
-            let storage = StorageOptions::new(storage_options.unwrap_or_default());
+            let storage = storage_of(storage_options)?;
             let files = files_of(paths, &storage)?;
             let framing: Auto<Framing> = parse_name("framing", framing)?;
             let payload: Auto<PayloadKind> = parse_name("payload", payload)?;
@@ -182,6 +235,9 @@ impl Dataset {
                 }
             });
             let mut inner = opened.map_err(|e| to_py(&e))?;
+            // A payload named by the caller is theirs: no note on what the
+            // records look like.
+            let forced = payload.get().is_some();
             if let Some(p) = payload.get() {
                 inner = inner.with_payload(p);
             }
@@ -197,7 +253,9 @@ impl Dataset {
                 Err(_) => inner.shards()[0].payload(),
             };
             let mixed = inner.payload().is_err();
+            let notes = py.detach(|| payload_notes(&inner, forced));
             Ok(Dataset {
+                notes,
                 views: ShardViews::new(py, &inner)?,
                 inner: Arc::new(inner),
                 payload,
@@ -266,17 +324,8 @@ impl Dataset {
     #[pyo3(signature = (ids=None))]
     fn _infer_spec(&self, py: Python<'_>, ids: Option<Vec<u64>>) -> PyResult<(Spec, Vec<String>)> {
         guard(|| {
-            if self.mixed {
-                let e = self.inner.payload().err().map(|m| m.to_string());
-                return Err(PyValueError::new_err(e.unwrap_or_default()));
-            }
+            self.inferable()?;
             let payload = self.payload;
-            if payload == PayloadKind::Raw {
-                return Err(PyValueError::new_err(format!(
-                    "{}: a spec reads example, sequence_example or ofrecord payloads, not raw bytes; name one with payload=",
-                    self.inner.shards().first().map(|s| s.name()).unwrap_or_default()
-                )));
-            }
             if let Some(bad) = ids
                 .as_ref()
                 .and_then(|ids| ids.iter().find(|&&i| i >= self.inner.len()))
@@ -295,6 +344,52 @@ impl Dataset {
                 notes,
             ))
         })
+    }
+
+    /// The spec inferred from a sample of the records (`sample_runs`: runs
+    /// of neighbours spread over every file, about `max_records` records
+    /// and `max_bytes` bytes), made permissive where the sample cannot be
+    /// sure (`SpecInference::finish_sample`) unless it held every record;
+    /// with the notes, the records read, and whether that was all of them.
+    /// The runs are read on up to 8 threads, with the GIL released.
+    #[pyo3(signature = (max_records, max_bytes))]
+    fn _infer_sample(
+        &self,
+        py: Python<'_>,
+        max_records: u64,
+        max_bytes: u64,
+    ) -> PyResult<(Spec, Vec<String>, u64, bool)> {
+        guard(|| {
+            self.inferable()?;
+            let lengths: Vec<(u64, u64)> = self
+                .inner
+                .shards()
+                .iter()
+                .map(|s| (s.len(), s.data_len()))
+                .collect();
+            let runs = recordwire::batch::sample_runs(&lengths, max_records, max_bytes);
+            let read: u64 = runs.iter().map(|r| r.end - r.start).sum();
+            let exact = read == self.inner.len();
+            let payload = self.payload;
+            let inferred = py.detach(|| self.infer_runs(payload, &runs, !exact));
+            let (spec, notes) = inferred.map_err(|e| to_py(&e))?;
+            Ok((
+                Spec {
+                    inner: Arc::new(spec),
+                },
+                notes,
+                read,
+                exact,
+            ))
+        })
+    }
+
+    /// The notes on the files' payloads (the CLI's, docs/FORMAT.md §9.5)
+    /// from their first records: records that are not the message they are
+    /// read as (and what they look like). Empty when nothing is to be said.
+    #[getter]
+    fn _payload_notes(&self) -> Vec<String> {
+        self.notes.clone()
     }
 
     /// Per file, in id order: its records and the bytes of its data
@@ -316,6 +411,14 @@ impl Dataset {
             .iter()
             .map(|s| s.name().to_owned())
             .collect()
+    }
+
+    /// The span size (`span_size` storage option) of its remote files read
+    /// as stored, `None` when it has none: the page size at which a page
+    /// order reads each span of them once.
+    #[getter]
+    fn span_size(&self) -> Option<u64> {
+        self.inner.span_size()
     }
 
     /// The compression of each file (`none`, `gzip`, `zlib`), in id order.
@@ -666,6 +769,82 @@ fn write_index(
 }
 
 impl Dataset {
+    /// Whether a spec can be inferred: one payload over every file, and
+    /// not raw bytes.
+    fn inferable(&self) -> PyResult<()> {
+        if self.mixed {
+            let e = self.inner.payload().err().map(|m| m.to_string());
+            return Err(PyValueError::new_err(e.unwrap_or_default()));
+        }
+        if self.payload == PayloadKind::Raw {
+            return Err(PyValueError::new_err(format!(
+                "{}: a spec reads example, sequence_example or ofrecord payloads, not raw bytes; name one with payload=",
+                self.inner.shards().first().map(|s| s.name()).unwrap_or_default()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The spec of the records of `runs` (ranges of ids), read on up to 8
+    /// threads (a run a read: one request for a remote file), added to the
+    /// inference in id order; `sample`: made permissive
+    /// (`SpecInference::finish_sample`).
+    fn infer_runs(
+        &self,
+        payload: PayloadKind,
+        runs: &[std::ops::Range<u64>],
+        sample: bool,
+    ) -> Result<(recordwire::batch::Spec, Vec<String>), recordwire::Error> {
+        const THREADS: usize = 8;
+        let threads = runs.len().clamp(1, THREADS);
+        let mut read: Vec<Option<Result<Vec<OwnedRecord>, recordwire::Error>>> =
+            (0..runs.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let mut slots: Vec<Vec<(usize, &mut Option<_>)>> =
+                (0..threads).map(|_| Vec::new()).collect();
+            for (k, slot) in read.iter_mut().enumerate() {
+                slots[k % threads].push((k, slot));
+            }
+            for part in slots {
+                scope.spawn(move || {
+                    for (k, slot) in part {
+                        let ids: Vec<u64> = runs[k].clone().collect();
+                        *slot = Some(self.read_many(&ids));
+                    }
+                });
+            }
+        });
+        let options = recordwire::view::DecodeOptions::default();
+        let mut inference = recordwire::batch::SpecInference::new(payload);
+        for records in read.into_iter().flatten() {
+            for record in records? {
+                let r = payload
+                    .validate(&record.data, record.data_offset, options)
+                    .and_then(|()| inference.add(&record.data, record.data_offset));
+                if let Err(e) = r {
+                    return Err(self.located(record.context(e), record.id));
+                }
+            }
+        }
+        Ok(if sample {
+            inference.finish_sample()
+        } else {
+            inference.finish()
+        })
+    }
+
+    /// `e` (of record `id`) with its file's name, when it has none.
+    fn located(&self, e: recordwire::Error, id: u64) -> recordwire::Error {
+        let name = self
+            .inner
+            .locate(id)
+            .map(|(k, _)| self.inner.shards()[k].name_arc().clone());
+        match (e.file(), name) {
+            (None, Some(name)) => e.with_file(name),
+            _ => e,
+        }
+    }
+
     /// Infers the spec of every record (read `payload`), in id order, read
     /// in chunks (each in file order: a compressed span inflated once).
     /// The spec of the records `ids` (all, in id order, when `None`).

@@ -11,6 +11,7 @@ use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
+use recordwire::error::FeatureProblem;
 
 pyo3::create_exception!(
     _native,
@@ -221,14 +222,20 @@ pub fn to_py(e: &recordwire::Error) -> PyErr {
                 at,
             );
         }
-        new_error(
-            py,
-            e.kind().name(),
-            e.to_string(),
-            at.file,
-            at.record,
-            at.offset,
-        )
+        let mut message = e.to_string();
+        if let recordwire::ErrorKind::Feature {
+            problem: FeatureProblem::Missing | FeatureProblem::WrongCount { .. },
+            ..
+        } = e.kind()
+        {
+            // What a spec inferred from a sample (the loader's and Ray's
+            // default) cannot foresee.
+            message.push_str(
+                " (a spec inferred from a sample of the records may not fit them all: \
+                 recordwire.infer_spec(paths) infers it from every record)",
+            );
+        }
+        new_error(py, e.kind().name(), message, at.file, at.record, at.offset)
     })
 }
 

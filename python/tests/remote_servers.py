@@ -104,6 +104,10 @@ class RangeServer:
     def __init__(self) -> None:
         self.objects: Dict[str, bytes] = {}
         self.requests = 0
+        # Body bytes sent (GETs), counted under a lock: handlers run on
+        # threads of their own.
+        self.bytes_sent = 0
+        self._lock = threading.Lock()
         objects = self.objects
         server_self = self
 
@@ -141,8 +145,11 @@ class RangeServer:
                 if data is None:
                     return
                 spec = self.headers.get("Range")
+                # Counted before the body is written: a test that reads or
+                # resets the counts once its read returned finds them there.
                 if not spec:
                     self._headers(200, len(data), data)
+                    server_self._sent(len(data))
                     self.wfile.write(data)
                     return
                 a, _, b = spec.removeprefix("bytes=").partition("-")
@@ -152,6 +159,7 @@ class RangeServer:
                     self._headers(416, 0, data, [("Content-Range", f"bytes */{n}")])
                     return
                 self._headers(206, end - start, data, [("Content-Range", f"bytes {start}-{end - 1}/{n}")])
+                server_self._sent(end - start)
                 self.wfile.write(data[start:end])
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -159,6 +167,16 @@ class RangeServer:
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
+
+    def _sent(self, n: int) -> None:
+        with self._lock:
+            self.bytes_sent += n
+
+    def reset(self) -> None:
+        """Counts requests and bytes from zero."""
+        with self._lock:
+            self.requests = 0
+            self.bytes_sent = 0
 
     def stop(self) -> None:
         self.server.shutdown()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import recordwire
-from conftest import TESTDATA, same_dict
+from conftest import TESTDATA, real_files, realworld_dir, same_dict
 
 tf = pytest.importorskip("tensorflow", reason="tensorflow-cpu is installed by ./test.sh and .ci/run: it must not be missing there")
 
@@ -225,13 +225,9 @@ def test_the_real_files_globbed_as_one_dataset():
     """The real files (TFX, Lingvo, Waymo, OneFlow, ...: plain and GZIP,
     OFRecord and TFRecord) globbed into one dataset: each record as the file
     alone gives it, read as its own payload."""
-    folder = TESTDATA.parent.parent / "shared" / "realworld" / "files"
-    if not folder.is_dir():
-        # Not a skip (./test.sh fails on skips, for the tools it installs):
-        # the real files live beside the repository, not in it.
-        import warnings
-        warnings.warn(f"{folder} is not here: the real files were not read")
+    if real_files() is None:
         return
+    folder = realworld_dir()
     ds = recordwire.Dataset(str(folder / "*"))
     assert len(ds.files) >= 20
     assert "gzip" in ds.compression and "ofrecord" in ds.payloads and "example" in ds.payloads

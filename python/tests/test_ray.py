@@ -295,3 +295,78 @@ def test_a_damaged_shard_raises_recordwire_error_in_the_driver(cluster, shards, 
     assert e.record == victim
     assert e.offset == here.value.offset
     assert here.value.kind == "data_crc_mismatch" and here.value.record == victim
+
+
+def test_a_feature_an_unsampled_record_lacks_reads(cluster, tmp_path):
+    # 20,000 records, record 12,390 (outside every run of the sample)
+    # without `x`: the sampled spec gives `x` a default, and says so.
+    path = tmp_path / "lacking.tfrecord"
+    with recordwire.Writer(path) as w:
+        for i in range(20_000):
+            w.write({"label": i} if i == 12_390 else {"label": i, "x": np.float32(i)})
+    with pytest.warns(UserWarning, match=r"sample of \d+ of 20000 records.*recordwire\.infer_spec\(paths\)"):
+        ds = rwray.read_records(str(path))
+    frame = ds.to_pandas()
+    assert len(frame) == 20_000
+    assert frame["x"][12_390] == 0.0 and frame["x"][12_391] == 12_391.0
+    # A spec without the default fails at the record, suggesting the full inference.
+    spec = {"label": recordwire.FixedLen((), "int64"), "x": recordwire.FixedLen((), "float32")}
+    with pytest.raises(recordwire.Error, match=r"recordwire\.infer_spec\(paths\)") as info:
+        rwray.read_records(str(path), spec=spec).materialize()
+    assert info.value.record == 12_390 and info.value.kind == "feature_error"
+
+
+def test_read_tasks_are_sized_by_bytes():
+    mib = 1 << 20
+    # Ray's default parallelism is not asked: ~64 MiB a task, a multiple of
+    # the CPUs, never under 4,096 rows a task.
+    assert rwray.default_tasks(200_000, 184_000_000, 2) == 4
+    assert rwray.default_tasks(200_000, 184_000_000, 1) == 3
+    assert rwray.default_tasks(10_000, 10 * mib, 2) == 2
+    assert rwray.default_tasks(10_000, 10 * mib, 16) == 2
+    assert rwray.default_tasks(3_000, 3 * mib, 8) == 1
+    assert rwray.default_tasks(1_000_000, 4096 * mib, 2) == 64
+    assert rwray.default_tasks(0, 0, 2) == 1
+
+
+def test_default_read_tasks_split_by_bytes(cluster, tmp_path):
+    # Two shards, one of small records and one of large ones: tasks hold
+    # about the same bytes, not the same rows.
+    small, large = tmp_path / "small.tfrecord", tmp_path / "large.tfrecord"
+    with recordwire.Writer(small) as w:
+        for i in range(12_000):
+            w.write({"id": i})
+    with recordwire.Writer(large) as w:
+        for i in range(12_000):
+            w.write({"id": i, "blob": b"x" * 200})
+    source = rwray.RecordDatasource([str(small), str(large)])
+    tasks = source.get_read_tasks(2)
+    assert len(tasks) == 2
+    sizes = [t.metadata.size_bytes for t in tasks]
+    assert max(sizes) < 1.1 * min(sizes), sizes
+    assert tasks[0].metadata.num_rows > tasks[1].metadata.num_rows
+    ds = rwray.read_records([str(small), str(large)])
+    assert ds.count() == 24_000
+    assert ds.materialize().num_blocks() >= 2
+
+
+def test_a_directory_written_by_write_records_reads_back(cluster, shards, tmp_path):
+    out = tmp_path / "out"
+    written = rwray.write_records(rwray.read_records(shards, override_num_blocks=3), str(out))
+    assert len(written) >= 2
+    back = rwray.read_records(str(out))
+    assert back.count() == sum(SIZES.values())
+    assert sorted(int(r["label"]) for r in back.take_all()) == list(range(sum(SIZES.values())))
+
+
+def test_an_event_file_is_warned_once(cluster, tmp_path):
+    import struct
+
+    path = tmp_path / "events.out.tfevents"
+    with recordwire.Writer(path, payload="raw") as w:
+        for i in range(20):
+            w.write(b"\x09" + struct.pack("<d", 1.7e9 + i) + bytes([0x10, i]))
+    with pytest.warns(recordwire.PayloadWarning, match=r'TensorBoard tensorflow\.Event.*payload="raw"') as caught:
+        ds = rwray.read_records(str(path))
+        assert ds.count() == 20
+    assert len([w for w in caught if issubclass(w.category, recordwire.PayloadWarning)]) == 1

@@ -528,3 +528,17 @@ fn columns_without_a_feature_form_are_errors_that_name_them() {
         "{e}"
     );
 }
+
+/// The one helper that `recordwire import` and the Python package's
+/// `write_arrow` give their Arrow errors through: our own texts (invalid
+/// argument, schema) without arrow-rs's prefix, others as arrow-rs says them.
+#[test]
+fn error_message_drops_the_prefix_of_our_own_texts_only() {
+    let ours = ArrowError::InvalidArgumentError("column \"x\": not a list".into());
+    assert!(ours.to_string().starts_with("Invalid argument error: "));
+    assert_eq!(error_message(&ours), "column \"x\": not a list");
+    let schema = ArrowError::SchemaError("no field \"y\"".into());
+    assert_eq!(error_message(&schema), "no field \"y\"");
+    let other = ArrowError::ComputeError("overflow".into());
+    assert_eq!(error_message(&other), other.to_string());
+}

@@ -2,8 +2,9 @@
 //! inspect --spec` prints).
 
 use std::collections::HashMap;
+use std::ops::Range;
 
-use super::spec::{DType, FeatureSpec, Spec};
+use super::spec::{DType, DefaultValue, FeatureSpec, Form, Spec};
 use crate::view::{ExampleRef, FeaturesRef, Kind, OfRecordRef, PayloadKind, SequenceExampleRef};
 use crate::wire::DecodeError;
 
@@ -164,6 +165,39 @@ impl SpecInference {
         Ok(())
     }
 
+    /// The spec of a sample of the records, made permissive where the sample
+    /// cannot be sure: what [`finish`](Self::finish) gives, but each
+    /// `fixed_len` feature (held by every sampled record) with a default of
+    /// zeros (empty strings for bytes), so that a record the sample did not
+    /// see without it still reads, and each `fixed_len_sequence` with
+    /// `allow_missing`. A feature some sampled record lacks is `var_len`
+    /// already. Records holding another number of values than the sample
+    /// saw still fail at their batch; [`finish`](Self::finish) over every
+    /// record is the exact spec.
+    pub fn finish_sample(self) -> (Spec, Vec<String>) {
+        let (spec, notes) = self.finish();
+        let lenient = |f: &FeatureSpec| -> FeatureSpec {
+            let f = f.clone();
+            if matches!(f.form, Form::FixedLen { default: None, .. }) {
+                let n = f.elements();
+                let zeros = match f.dtype {
+                    DType::Bytes => DefaultValue::Bytes(vec![Vec::new(); n]),
+                    DType::Float32 | DType::Float64 => DefaultValue::Float(vec![0.0; n]),
+                    _ => DefaultValue::Int(vec![0; n]),
+                };
+                f.default_value(zeros)
+            } else {
+                f.allow_missing(true)
+            }
+        };
+        let features = spec.features().iter().map(lenient).collect();
+        let sequence = spec.sequence().iter().map(lenient).collect();
+        match Spec::new(spec.payload(), features, sequence) {
+            Ok(lenient) => (lenient, notes),
+            Err(_) => (spec, notes),
+        }
+    }
+
     /// The spec, and notes on features left out (no list ever set, or lists
     /// of several kinds).
     pub fn finish(self) -> (Spec, Vec<String>) {
@@ -227,5 +261,127 @@ impl SpecInference {
             Spec::new(payload, Vec::new(), Vec::new()).unwrap_or_else(|_| unreachable!())
         });
         (spec, notes)
+    }
+}
+
+/// The records a sampled inference reads: runs of neighbouring records
+/// spread evenly over every file (the first records of each among them),
+/// about `max_records` in all and about `max_bytes` of data (each file's
+/// records taken as of its average size), at least one run per non-empty
+/// file. `files`: each file's records and data bytes, in id order; the runs
+/// are ranges of global ids, in id order. Runs of neighbours keep a remote
+/// read to one request per run, and a compressed one to a span per run.
+/// Where the budget holds every record, the one run of each file is all of
+/// it.
+///
+/// ```
+/// use recordwire::batch::sample_runs;
+///
+/// // Two files of 1,000 and 10 records: every record of the small one.
+/// let runs = sample_runs(&[(1_000, 100_000), (10, 1_000)], 64, 1 << 20);
+/// assert_eq!(runs.first(), Some(&(0..16)));
+/// assert_eq!(runs.last(), Some(&(1_000..1_010)));
+/// assert!(runs.iter().map(|r| r.end - r.start).sum::<u64>() <= 64 + 16);
+/// ```
+pub fn sample_runs(files: &[(u64, u64)], max_records: u64, max_bytes: u64) -> Vec<Range<u64>> {
+    /// Records per run.
+    const RUN: u64 = 16;
+    let total: u64 = files.iter().map(|f| f.0).sum();
+    let bytes: u64 = files.iter().map(|f| f.1).sum();
+    let nonempty = files.iter().filter(|f| f.0 > 0).count() as u64;
+    if total == 0 {
+        return Vec::new();
+    }
+    // The budget in records: the record cap, and the byte cap at the
+    // average record size.
+    let by_bytes = (u128::from(max_bytes) * u128::from(total) / u128::from(bytes.max(1)))
+        .min(u128::from(u64::MAX)) as u64;
+    let budget = max_records.min(by_bytes).max(1);
+    let per_file = (budget / nonempty).max(1);
+    let mut runs = Vec::new();
+    let mut base = 0u64;
+    for &(n, _) in files {
+        if n > 0 {
+            if per_file >= n {
+                runs.push(base..base + n);
+            } else {
+                let run = per_file.min(RUN);
+                let count = (per_file / run).max(1);
+                for k in 0..count {
+                    let start = (u128::from(k) * u128::from(n) / u128::from(count)) as u64;
+                    runs.push(base + start..base + (start + run).min(n));
+                }
+            }
+        }
+        base += n;
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{Example, Feature, Features};
+
+    fn record(i: i64, with_x: bool) -> Vec<u8> {
+        let mut features: Features = [("label", Feature::Int64(vec![i]))].into_iter().collect();
+        if with_x {
+            features.insert("x", Feature::Float(vec![1.0, 2.0]));
+        }
+        Example::with_features(features).to_bytes().unwrap()
+    }
+
+    #[test]
+    fn a_sample_gives_fixed_len_features_a_default_and_keeps_var_len() {
+        let mut inference = SpecInference::new(PayloadKind::Example);
+        for i in 0..10 {
+            inference.add(&record(i, i != 3), 0).unwrap();
+        }
+        inference.add(&record(10, true), 0).unwrap();
+        let mut sample = SpecInference::new(PayloadKind::Example);
+        for i in 0..10 {
+            sample.add(&record(i, true), 0).unwrap();
+        }
+        let (exact, _) = inference.finish();
+        assert_eq!(exact.features()[1].form, Form::VarLen);
+        let (lenient, notes) = sample.finish_sample();
+        assert!(notes.is_empty());
+        assert_eq!(
+            lenient.features()[0].form,
+            Form::FixedLen {
+                shape: vec![],
+                default: Some(DefaultValue::Int(vec![0]))
+            }
+        );
+        assert_eq!(
+            lenient.features()[1].form,
+            Form::FixedLen {
+                shape: vec![2],
+                default: Some(DefaultValue::Float(vec![0.0, 0.0]))
+            }
+        );
+    }
+
+    #[test]
+    fn sample_runs_are_bounded_and_spread() {
+        // Ten files of 20,000 records of ~920 bytes: 4,096 records at most.
+        let files = vec![(20_000u64, 18_400_000u64); 10];
+        let runs = sample_runs(&files, 4096, 16 << 20);
+        let read: u64 = runs.iter().map(|r| r.end - r.start).sum();
+        assert!((3900..=4096).contains(&read), "{read}");
+        for f in 0..10u64 {
+            assert!(runs.iter().any(|r| r.start == f * 20_000), "file {f}");
+        }
+        assert!(runs.windows(2).all(|w| w[0].end <= w[1].start));
+        // Large records: the byte cap rules.
+        let runs = sample_runs(&[(1_000, 100 << 20)], 4096, 16 << 20);
+        let read: u64 = runs.iter().map(|r| r.end - r.start).sum();
+        assert!(read <= 176, "{read}");
+        // Everything fits: each file whole.
+        assert_eq!(
+            sample_runs(&[(5, 50), (0, 0), (7, 70)], 4096, 1 << 20),
+            vec![0..5, 5..12]
+        );
+        assert!(sample_runs(&[(0, 0)], 4096, 1 << 20).is_empty());
     }
 }

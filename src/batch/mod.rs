@@ -66,7 +66,7 @@ mod threads;
 pub use buf::{AlignedBuf, ALIGN};
 pub use column::{Batch, Column, ColumnBuffersMut, ColumnParts, ColumnValue, Layout, Sparse};
 pub use decode::{decode, Input};
-pub use infer::SpecInference;
+pub use infer::{sample_runs, SpecInference};
 pub use spec::{DType, DefaultValue, FeatureSpec, Form, Spec, SpecError};
 pub use threads::{Decoder, RecordSource};
 

@@ -100,14 +100,82 @@ pub struct ReadArgs {
     /// Do not check the data CRCs of TFRecord frames (length CRCs are always checked).
     #[arg(long)]
     pub no_data_crc: bool,
-    /// An option of the stores that remote inputs (s3://, gs://, az://,
-    /// https://) are read from, KEY=VALUE, repeatable: object_store's keys
-    /// (aws_endpoint, aws_region, allow_http, timeout, ...), which override
-    /// the environment, and max_retries, retry_timeout, coalesce_gap,
-    /// concurrency, request_size, readahead.
+    /// An option of the stores that remote inputs are read from, KEY=VALUE,
+    /// repeatable (its help lists the keys, from the tables of
+    /// [`StorageOptions`](crate::io::remote::StorageOptions)).
+    #[cfg(feature = "remote")]
+    #[arg(
+        long = "storage-option",
+        value_name = "KEY=VALUE",
+        value_parser = key_value,
+        help = storage_option_help(),
+    )]
+    pub storage_option: Vec<(String, String)>,
+}
+
+/// `--storage-option`'s help: every key of recordwire's own and the
+/// timeouts, with their defaults, from the tables of
+/// [`StorageOptions`](crate::io::remote::StorageOptions), so that it lists
+/// what the code reads.
+#[cfg(feature = "remote")]
+pub(crate) fn storage_option_help() -> String {
+    use crate::io::remote::{OWN_KEYS, TIMEOUT_KEYS};
+    let list = |keys: &[(&str, &str)]| {
+        keys.iter()
+            .map(|(k, default)| format!("{k} ({default})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "An option of the stores that remote inputs (s3://, gs://, az://, https://) are read \
+         from, KEY=VALUE, repeatable: object_store's keys (aws_endpoint, aws_region, \
+         allow_http=true for a plain http:// endpoint, aws_skip_signature=true for a public \
+         bucket, ...), which override the environment; the timeouts of each try of a request: \
+         {}; and recordwire's own: {}",
+        list(&TIMEOUT_KEYS),
+        list(&OWN_KEYS),
+    )
+}
+
+impl ReadArgs {
+    /// The `--storage-option` pairs.
+    #[cfg(feature = "remote")]
+    pub(crate) fn storage_pairs(&self) -> &[(String, String)] {
+        &self.storage_option
+    }
+
+    /// No `--storage-option` without feature `remote`.
+    #[cfg(not(feature = "remote"))]
+    pub(crate) fn storage_pairs(&self) -> &[(String, String)] {
+        &[]
+    }
+}
+
+/// The options of the store a remote output is written to (`pack`,
+/// `encode`, `import`; the commands that read take them with
+/// [`ReadArgs`]).
+#[derive(Debug, Clone, Default, Args)]
+pub struct StoreArgs {
+    /// An option of the store that a remote output (s3://, gs://, az://)
+    /// is written to, KEY=VALUE, repeatable, as for reading (aws_endpoint,
+    /// aws_region, allow_http, ...).
     #[cfg(feature = "remote")]
     #[arg(long = "storage-option", value_name = "KEY=VALUE", value_parser = key_value)]
     pub storage_option: Vec<(String, String)>,
+}
+
+impl StoreArgs {
+    /// The `--storage-option` pairs.
+    #[cfg(feature = "remote")]
+    pub(crate) fn storage_pairs(&self) -> &[(String, String)] {
+        &self.storage_option
+    }
+
+    /// No `--storage-option` without feature `remote`.
+    #[cfg(not(feature = "remote"))]
+    pub(crate) fn storage_pairs(&self) -> &[(String, String)] {
+        &[]
+    }
 }
 
 /// `KEY=VALUE`.
@@ -266,6 +334,9 @@ pub struct EncodeCommand {
     /// Write map entries sorted by key instead of input order.
     #[arg(long)]
     pub sorted: bool,
+    /// The store of a remote output.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// The arguments of `pack`.
@@ -300,6 +371,9 @@ pub struct PackCommand {
     /// member. Sets the output compression to gzip.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub gzip_blocks: Option<u64>,
+    /// The store of a remote output.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// The arguments of `import`.
@@ -324,6 +398,9 @@ pub struct ImportCommand {
     /// Rows read from the Parquet file at once.
     #[arg(long, value_name = "N", default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=(1 << 24)))]
     pub batch_size: u64,
+    /// The store of a remote output.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 /// The arguments of `convert`.
@@ -646,5 +723,28 @@ mod tests {
     fn the_command_line_definition_is_consistent() {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
+    }
+
+    /// `--storage-option`'s help names every key of recordwire's own and
+    /// the timeouts, with their defaults: it is made from the same tables
+    /// as the code that reads them, so it cannot fall behind.
+    #[cfg(feature = "remote")]
+    #[test]
+    fn the_storage_option_help_lists_every_key_of_recordwire() {
+        use crate::io::remote::{OWN_KEYS, TIMEOUT_KEYS};
+        use clap::CommandFactory;
+        let mut cli = super::Cli::command();
+        for command in ["count", "cat", "get"] {
+            let sub = cli.find_subcommand_mut(command).expect(command);
+            let help = sub.render_long_help().to_string();
+            let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+            for (key, default) in OWN_KEYS.iter().chain(&TIMEOUT_KEYS) {
+                let default = default.split_whitespace().collect::<Vec<_>>().join(" ");
+                assert!(
+                    help.contains(&format!("{key} ({default}")),
+                    "{command} --help lacks {key}: {help}"
+                );
+            }
+        }
     }
 }

@@ -289,8 +289,28 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
             "this recordwire was built without the `export` feature (Parquet output); --format npy writes .npy files",
         ));
     }
+    // A URL is written locally first, then uploaded whole (one object:
+    // Parquet only); a `file://` URL is its local path.
+    let destination = super::output::Destination::new(o.out, o.read.storage_pairs())?;
+    if destination.is_remote() && format == ExportFormat::Npy {
+        return Err(usage(format!(
+            "{}: --format npy writes a directory of files, and a URL names one object: \
+             export npy to a local directory, or write one .parquet object",
+            o.out.display()
+        )));
+    }
+    #[cfg(feature = "remote")]
+    if destination.is_remote() && !o.force {
+        let options = crate::io::remote::StorageOptions::new(o.read.storage_option.iter().cloned());
+        let url = o.out.display().to_string();
+        if crate::io::remote::exists(&url, &options).map_err(out_failure)? {
+            return Err(usage(format!(
+                "{url}: exists (an object); --force to replace it"
+            )));
+        }
+    }
     // `out/` and `out` are one path (the temporary goes beside it, not in it).
-    let out: PathBuf = o.out.components().collect();
+    let out: PathBuf = destination.local().components().collect();
     let Some(out_name) = out.file_name() else {
         return Err(usage(format!(
             "{}: not a path to write to (give a file or directory name)",
@@ -376,6 +396,7 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
     }
     let bytes = sink.finish(rows).map_err(out_failure)?;
     guard.commit(&out).map_err(out_failure)?;
+    destination.finish()?;
     let _ = writeln!(
         stderr,
         "exported {rows} record{} ({} file{}), {} column{}, {bytes} bytes written to {} ({}) in {:.2}s",

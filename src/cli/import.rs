@@ -38,6 +38,7 @@ pub(super) fn run(c: &ImportCommand, stdout: &mut dyn Write, stderr: &mut dyn Wr
         }
     };
     let fatal = |e: Error| Failure::Fatal(e, super::EXIT_USAGE);
+    let destination = super::output::Destination::new(output, c.store.storage_pairs())?;
     let file =
         std::fs::File::open(input).map_err(|e| fatal(Error::io(e).with_file(name.as_str())))?;
     let opened = ParquetRecordBatchReaderBuilder::try_new(file).and_then(|builder| {
@@ -48,14 +49,21 @@ pub(super) fn run(c: &ImportCommand, stdout: &mut dyn Write, stderr: &mut dyn Wr
     let (total, reader) =
         opened.map_err(|e| input_error(stderr, "parquet_error", &name, None, &e.to_string()))?;
     let schema = arrow_array::RecordBatchReader::schema(&reader);
-    let mut encoder = RecordEncoder::new(schema.as_ref(), ofrecord)
-        .map_err(|e| input_error(stderr, "encode_error", &name, None, &message(&e)))?;
+    let mut encoder = RecordEncoder::new(schema.as_ref(), ofrecord).map_err(|e| {
+        input_error(
+            stderr,
+            "encode_error",
+            &name,
+            None,
+            &crate::arrow::error_message(&e),
+        )
+    })?;
     let options = with_blocks(
         WriterOptions::new(framing)
             .with_compression(crate::encode::output_compression(c.compression, output)),
         c.gzip_blocks,
     );
-    let mut out = Output::open(output, options, stdout)?;
+    let mut out = Output::open(destination.local(), options, stdout)?;
     let progress = super::progress::Progress::new("importing", None);
     let mut record = Vec::new();
     let mut rows = 0u64;
@@ -71,9 +79,15 @@ pub(super) fn run(c: &ImportCommand, stdout: &mut dyn Write, stderr: &mut dyn Wr
         })?;
         for r in 0..batch.num_rows() {
             record.clear();
-            encoder
-                .encode(&batch, r, &mut record)
-                .map_err(|e| input_error(stderr, "encode_error", &name, None, &message(&e)))?;
+            encoder.encode(&batch, r, &mut record).map_err(|e| {
+                input_error(
+                    stderr,
+                    "encode_error",
+                    &name,
+                    None,
+                    &crate::arrow::error_message(&e),
+                )
+            })?;
             out.write(&record).map_err(|e| write_failure(output, e))?;
             rows += 1;
             progress.update(rows);
@@ -81,6 +95,7 @@ pub(super) fn run(c: &ImportCommand, stdout: &mut dyn Write, stderr: &mut dyn Wr
     }
     progress.finish();
     out.finish().map_err(|e| write_failure(output, e))?;
+    destination.finish()?;
     if output != Path::new("-") {
         let _ = writeln!(
             stderr,
@@ -103,14 +118,4 @@ pub(super) fn run(c: &ImportCommand, stdout: &mut dyn Write, stderr: &mut dyn Wr
     Err(Failure::Usage(
         "import reads Parquet: this recordwire was built without the `export` feature".into(),
     ))
-}
-
-/// An Arrow error's message without arrow-rs's own prefix.
-#[cfg(feature = "export")]
-fn message(e: &crate::arrow::ArrowError) -> String {
-    match e {
-        crate::arrow::ArrowError::InvalidArgumentError(m)
-        | crate::arrow::ArrowError::SchemaError(m) => m.clone(),
-        other => other.to_string(),
-    }
 }

@@ -15,10 +15,11 @@ pub(super) fn fatal(e: Error) -> Failure {
     Failure::Fatal(e, EXIT_USAGE)
 }
 
-/// A data error (printed, exit 1) or an unopenable input (exit 2).
+/// A data error (printed, exit 1) or an unopenable input or a usage error
+/// (exit 2).
 pub(super) fn data_or_fatal(e: Error, stderr: &mut dyn Write) -> Failure {
     match e.kind() {
-        crate::ErrorKind::Io { .. } => fatal(e),
+        crate::ErrorKind::Io { .. } | crate::ErrorKind::Usage { .. } => fatal(e),
         _ => {
             report(stderr, &e);
             Failure::Data

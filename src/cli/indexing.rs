@@ -18,6 +18,28 @@ pub(super) fn index(c: &IndexCommand, stdout: &mut dyn Write, stderr: &mut dyn W
         return Err(Failure::Usage("--out goes with a single file".into()));
     }
     let out = c.out.as_deref();
+    // Where each index goes is checked before anything is read: an
+    // `http(s)://` output (or input, whose sidecar would go beside it) is
+    // refused up front.
+    #[cfg(feature = "remote")]
+    {
+        let options = crate::io::remote::StorageOptions::new(c.read.storage_option.iter().cloned());
+        let targets: Vec<String> = match out {
+            Some(o) => vec![o.display().to_string()],
+            None => c
+                .files
+                .iter()
+                .map(|f| format!("{}.{}", f.display(), crate::index::SIDECAR_EXTENSION))
+                .collect(),
+        };
+        for target in targets
+            .iter()
+            .filter(|t| crate::io::remote::is_remote(t.as_str()))
+        {
+            crate::io::remote::check_writable(target, &options)
+                .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?;
+        }
+    }
     each_file(&c.files, |file| {
         if c.format == IndexFormat::Native && gz::is_compressed(file, &c.read) {
             gz::index(file, &c.read, c.spacing, out, stderr)

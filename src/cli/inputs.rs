@@ -11,35 +11,38 @@ use crate::index::IndexFormat;
 /// Passes over the index files (of any format) among the record files of
 /// `command` when it is given other record files too, with a note on stderr
 /// for each; an index file with no record file beside it (given alone, or
-/// among index files only) is a usage error that names it.
+/// among index files only) is a usage error that names it. Local files,
+/// `file://` URLs and remote objects alike ([`crate::index::index_file_at`]).
 pub(super) fn pass_over_index_files(
     command: &mut Command,
     stderr: &mut dyn Write,
 ) -> Result<(), Failure> {
     match command {
-        Command::Cat(c) => keep_record_files(&mut c.files, stderr),
-        Command::Dump(c) => keep_record_files(&mut c.files, stderr),
-        Command::Verify(c) => keep_record_files(&mut c.files, stderr),
-        Command::Count(c) => keep_record_files(&mut c.files, stderr),
-        Command::Index(c) => keep_record_files(&mut c.files, stderr),
-        Command::Order(c) => keep_record_files(&mut c.files, stderr),
-        Command::Inspect(c) => keep_record_files(&mut c.files, stderr),
-        Command::Export(c) => keep_record_files(&mut c.inputs, stderr),
+        Command::Cat(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Dump(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Verify(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Count(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Index(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Order(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Inspect(c) => keep_record_files(&mut c.files, &c.read, stderr),
+        Command::Export(c) => keep_record_files(&mut c.inputs, &c.read, stderr),
         Command::Get(c) => keep_get_files(c, stderr),
-        Command::Bench(c) => refuse_index(&c.file),
-        Command::Convert(c) => refuse_index(&c.input),
+        Command::Bench(c) => refuse_index(&c.file, &c.read),
+        Command::Convert(c) => refuse_index(&c.input, &c.read),
         Command::Decode(_) | Command::Encode(_) | Command::Pack(_) | Command::Import(_) => Ok(()),
     }
 }
 
-/// Expands the remote globs among the record files of `command`
-/// (`s3://bucket/train-*.tfrecord`: one listing of the folder), in name
-/// order, index files (`*.rwindex`) left out unless the pattern names them.
-/// A pattern that matches nothing is a usage error. (Local globs are the
-/// shell's.)
+/// Expands the globs of URLs among the record files of `command`: of a
+/// store (`s3://bucket/train-*.tfrecord`: one listing of the folder) and
+/// `file://` ones (as their local paths), in name order, sidecars
+/// (`*.rwindex`) left out unless the pattern names them; the other index
+/// files are then passed over with a note, as for a shell's glob
+/// ([`pass_over_index_files`]). A pattern that matches nothing, or one of
+/// an `http(s)://` URL, is a usage error. (Local globs are the shell's.)
 #[cfg(feature = "remote")]
 pub(super) fn expand_remote_globs(command: &mut Command) -> Result<(), Failure> {
-    use crate::io::remote::{glob, has_wildcard, is_remote, StorageOptions};
+    use crate::io::remote::{file_url_path, is_remote};
     let (files, read) = match command {
         Command::Cat(c) => (&mut c.files, &c.read),
         Command::Dump(c) => (&mut c.files, &c.read),
@@ -51,40 +54,38 @@ pub(super) fn expand_remote_globs(command: &mut Command) -> Result<(), Failure> 
         Command::Export(c) => (&mut c.inputs, &c.read),
         _ => return Ok(()),
     };
-    if !files
-        .iter()
-        .any(|f| f.to_str().is_some_and(|s| is_remote(s) && has_wildcard(s)))
-    {
+    let is_url_glob =
+        |f: &Path| (is_remote(f) || file_url_path(f).is_some()) && crate::index::has_wildcard(f);
+    if !files.iter().any(|f| is_url_glob(f.as_path())) {
         return Ok(());
     }
-    let options = StorageOptions::new(read.storage_option.iter().cloned());
-    let suffix = format!(".{}", crate::index::SIDECAR_EXTENSION);
+    let options = read.open_options(crate::frame::ErrorPolicy::Fail);
     let mut expanded = Vec::with_capacity(files.len());
     for file in std::mem::take(files) {
-        let Some(pattern) = file.to_str().filter(|s| is_remote(s) && has_wildcard(s)) else {
+        if !is_url_glob(file.as_path()) {
             expanded.push(file);
             continue;
-        };
-        let found: Vec<String> = glob(pattern, &options)
-            .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?
-            .into_iter()
-            .filter(|url| !url.ends_with(&suffix) || pattern.ends_with(&suffix))
-            .collect();
-        if found.is_empty() {
-            return Err(Failure::Usage(format!("{pattern}: no object matches")));
         }
-        expanded.extend(found.into_iter().map(PathBuf::from));
+        let found = crate::index::glob_matches(&file, &options)
+            .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?;
+        expanded.extend(found);
     }
     *files = expanded;
     Ok(())
 }
 
 /// The format of `path` when it is an index file (stdin never is).
-fn index_format(path: &Path) -> Option<IndexFormat> {
+fn index_format(path: &Path, read: &args::ReadArgs) -> Option<IndexFormat> {
     if path == Path::new("-") {
         None
     } else {
-        crate::index::index_file_at(path)
+        #[cfg(feature = "remote")]
+        let storage = crate::io::remote::StorageOptions::new(read.storage_option.iter().cloned());
+        #[cfg(not(feature = "remote"))]
+        let storage = {
+            let _ = read;
+        };
+        crate::index::index_file_at(path, &storage)
     }
 }
 
@@ -105,16 +106,20 @@ fn note_passing_over(path: &Path, format: IndexFormat, stderr: &mut dyn Write) {
 }
 
 /// Refuses `path` when it is an index file.
-fn refuse_index(path: &Path) -> Result<(), Failure> {
-    match index_format(path) {
+fn refuse_index(path: &Path, read: &args::ReadArgs) -> Result<(), Failure> {
+    match index_format(path, read) {
         Some(format) => Err(not_a_record_file(path, format)),
         None => Ok(()),
     }
 }
 
 /// Removes the index files from `files` when a record file is left.
-fn keep_record_files(files: &mut Vec<PathBuf>, stderr: &mut dyn Write) -> Result<(), Failure> {
-    let formats: Vec<Option<IndexFormat>> = files.iter().map(|f| index_format(f)).collect();
+fn keep_record_files(
+    files: &mut Vec<PathBuf>,
+    read: &args::ReadArgs,
+    stderr: &mut dyn Write,
+) -> Result<(), Failure> {
+    let formats: Vec<Option<IndexFormat>> = files.iter().map(|f| index_format(f, read)).collect();
     if formats.iter().all(Option::is_none) {
         return Ok(());
     }
@@ -140,7 +145,7 @@ fn keep_get_files(c: &mut GetCommand, stderr: &mut dyn Write) -> Result<(), Fail
         .chain(c.ids.iter().filter(|w| is_file(w)).map(PathBuf::from))
         .collect();
     let given = files.len();
-    keep_record_files(&mut files, stderr)?;
+    keep_record_files(&mut files, &c.read, stderr)?;
     if files.len() == given {
         return Ok(());
     }

@@ -19,6 +19,7 @@ mod indexed;
 mod indexing;
 mod inputs;
 mod inspect;
+mod output;
 mod payload;
 mod progress;
 mod verify;
@@ -33,8 +34,8 @@ use clap::Parser;
 pub use args::{
     BenchCommand, CatArgs, CatCommand, Cli, Command, ConvertCommand, CountCommand, DecodeCommand,
     DumpCommand, EncodeCommand, ExportCommand, ExportFormat, GetCommand, ImportCommand,
-    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SpecFormat, VerifyCommand,
-    WriteArgs,
+    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SpecFormat, StoreArgs,
+    VerifyCommand, WriteArgs,
 };
 
 use crate::error::Error;
@@ -106,6 +107,8 @@ where
     let mut command = cli.command;
     #[cfg(feature = "remote")]
     progress::observe_remote_fetches();
+    #[cfg(feature = "remote")]
+    progress::note_remote_waits();
     #[cfg(feature = "remote")]
     let expanded = inputs::expand_remote_globs(&mut command);
     #[cfg(not(feature = "remote"))]

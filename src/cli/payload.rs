@@ -9,7 +9,7 @@ use super::{Failure, ReadArgs, EXIT_USAGE};
 use crate::error::Error;
 use crate::frame::{is_pad, ErrorPolicy, Framing, Record};
 use crate::io::{OpenOptions, RecordFile, Source, STDIN_NAME};
-use crate::view::{PayloadKind, PayloadRef, PayloadSniffer, UnknownField};
+use crate::view::{PayloadKind, PayloadNotes, PayloadSniffer, RawHint, UnknownField};
 
 /// The bytes of a pipe read ahead, at most, to find the first records.
 const MAX_LOOKAHEAD: u64 = 16 << 20;
@@ -256,202 +256,44 @@ fn open_stream(path: &Path, options: &OpenOptions) -> Result<(Source, Chosen), F
     Ok((source, chosen))
 }
 
-/// What one input's records showed about their payload: records with
-/// top-level fields their message does not have, and records that do not
-/// decode. [`Notes::finish`] says it on stderr, once per input.
+/// What one input's records showed about their payload: the library's
+/// [`PayloadNotes`] (shared with the Python package), said on stderr by
+/// [`Notes::finish`], once per input.
 #[derive(Debug)]
-pub(crate) struct Notes {
-    chosen: Chosen,
-    /// Records looked at.
-    records: u64,
-    /// Records with an unknown top-level field, and the first one.
-    unknown: u64,
-    first_unknown: Option<(u64, UnknownField)>,
-    /// Records that did not decode, and the first one.
-    bad: u64,
-    first_bad: Option<u64>,
-    /// Under a payload named with `--payload`: records that decode, but
-    /// with feature names that are not clean text; the first (record id,
-    /// name), and a payload that reads that record with clean names.
-    garbled: u64,
-    first_garbled: Option<(u64, Vec<u8>, Option<PayloadKind>)>,
-}
-
-/// The first feature name of `payload` that is not clean text (not UTF-8,
-/// or holding control characters): the mark of records decoded as the
-/// wrong payload, whose bytes happen to parse. `Err` when it does not
-/// decode.
-fn garbled_name(payload: &PayloadRef<'_>) -> Result<Option<Vec<u8>>, ()> {
-    let clean =
-        |name: &[u8]| std::str::from_utf8(name).is_ok_and(|s| !s.chars().any(char::is_control));
-    if let Some(features) = payload.features() {
-        for named in features.iter() {
-            let named = named.map_err(|_| ())?;
-            if !clean(named.name()) {
-                return Ok(Some(named.name().to_vec()));
-            }
-        }
-    }
-    if let Some(lists) = payload.feature_lists() {
-        for named in lists.iter() {
-            let named = named.map_err(|_| ())?;
-            if !clean(named.name()) {
-                return Ok(Some(named.name().to_vec()));
-            }
-        }
-    }
-    Ok(None)
-}
-
-/// A name for a note: quoted, and cut to its first 32 bytes when longer
-/// (a garbled name can be a whole record).
-fn short_name(name: &[u8]) -> String {
-    const SHOWN: usize = 32;
-    match name.get(..SHOWN) {
-        Some(head) if name.len() > SHOWN => {
-            format!("{}... ({} bytes)", crate::names::quoted(head), name.len())
-        }
-        _ => crate::names::quoted(name),
-    }
-}
-
-/// A payload other than `kind` that reads `data` whole, with clean names
-/// (and at least one feature).
-fn reads_cleanly(kind: PayloadKind, data: &[u8], base: u64) -> Option<PayloadKind> {
-    [
-        PayloadKind::Example,
-        PayloadKind::SequenceExample,
-        PayloadKind::OfRecord,
-    ]
-    .into_iter()
-    .filter(|&k| k != kind)
-    .find(|&k| {
-        let Ok(p) = PayloadRef::parse(k, data, base) else {
-            return false;
-        };
-        let named = p.features().is_some_and(|f| f.iter().next().is_some())
-            || p.feature_lists().is_some_and(|l| l.iter().next().is_some());
-        named && garbled_name(&p) == Ok(None)
-    })
-}
+pub(crate) struct Notes(PayloadNotes);
 
 impl Notes {
     pub fn new(chosen: Chosen) -> Self {
-        Notes {
-            chosen,
-            records: 0,
-            unknown: 0,
-            first_unknown: None,
-            bad: 0,
-            first_bad: None,
-            garbled: 0,
-            first_garbled: None,
-        }
+        Notes(PayloadNotes::new(chosen.kind, chosen.forced))
     }
 
     /// A record that decoded as the chosen payload: looks at its top level.
     pub fn record(&mut self, id: u64, data: &[u8], base: u64) {
-        self.records += 1;
-        let payload = PayloadRef::new(self.chosen.kind, data, base);
-        if let Ok(Some(field)) = payload.unknown_top_field() {
-            self.unknown += 1;
-            self.first_unknown.get_or_insert((id, field));
-        }
-        // A named payload is not second-guessed by detection: but records
-        // that decode under it only with junk for names say it is wrong.
-        if self.chosen.forced && self.chosen.kind != PayloadKind::Raw {
-            if let Ok(Some(name)) = garbled_name(&payload) {
-                self.garbled += 1;
-                if self.first_garbled.is_none() {
-                    let other = reads_cleanly(self.chosen.kind, data, base);
-                    self.first_garbled = Some((id, name, other));
-                }
-            }
-        }
+        self.0.record(id, data, base);
     }
 
     /// A record that did not decode as the chosen payload.
     pub fn bad(&mut self, id: u64) {
-        self.records += 1;
-        self.bad += 1;
-        self.first_bad.get_or_insert(id);
+        self.0.bad(id);
     }
 
     /// Adds what `later` saw (the notes of the records after these, whose
     /// ids count from `shift`).
     pub fn absorb(&mut self, later: Notes, shift: u64) {
-        let shifted = |id: u64| id.saturating_add(shift);
-        self.records += later.records;
-        self.unknown += later.unknown;
-        self.bad += later.bad;
-        self.garbled += later.garbled;
-        if self.first_unknown.is_none() {
-            self.first_unknown = later.first_unknown.map(|(id, f)| (shifted(id), f));
-        }
-        if self.first_bad.is_none() {
-            self.first_bad = later.first_bad.map(shifted);
-        }
-        if self.first_garbled.is_none() {
-            self.first_garbled = later
-                .first_garbled
-                .map(|(id, name, other)| (shifted(id), name, other));
-        }
+        self.0.absorb(later.0, shift);
     }
 
     /// Records with unknown top-level fields, and the first (record id, field).
     pub fn unknown(&self) -> (u64, Option<(u64, UnknownField)>) {
-        (self.unknown, self.first_unknown)
+        self.0.unknown()
     }
 
     /// Says on stderr what the records showed, if anything (docs/FORMAT.md
-    /// §9.5).
-    /// Nothing is said when the payload was named with `--payload`.
+    /// §9.5). Nothing is said when the payload was named with `--payload`,
+    /// but the note on garbled names.
     pub fn finish(&self, name: &str, stderr: &mut dyn Write) {
-        if self.chosen.forced {
-            if let Some((id, bad, Some(other))) = &self.first_garbled {
-                let _ = writeln!(
-                    stderr,
-                    "note: {name}: {} of {} records decode as {} only with feature names that are not text (first: record {id}, name {}), and they read cleanly as {}: is --payload {} right? (--payload {} reads them so)",
-                    self.garbled,
-                    self.records,
-                    self.chosen.kind.message(),
-                    short_name(bad),
-                    other.message(),
-                    self.chosen.kind.name(),
-                    other.name(),
-                );
-            }
-            return;
-        }
-        let message = self.chosen.kind.message();
-        let a = if message.starts_with('O') { "an" } else { "a" };
-        let records = |n: u64| if n == 1 { "record" } else { "records" };
-        if let Some((id, field)) = self.first_unknown {
-            let _ = writeln!(
-                stderr,
-                "note: {name}: {} of {} {} hold{} fields {message} does not have (first: field {}, wire type {}, in record {id}): this may not be {a} {message} file; --payload raw shows the bytes",
-                self.unknown,
-                self.records,
-                records(self.records),
-                if self.unknown == 1 { "s" } else { "" },
-                field.number,
-                field.wire_type as u8
-            );
-        }
-        // A damaged record among good ones is damage, not another message.
-        let none_decoded = self.bad == self.records;
-        if let (Some(id), true) = (self.first_bad, none_decoded) {
-            let what = match self.bad {
-                1 => format!("record {id} does not decode as {message}"),
-                n => format!(
-                    "{n} of {} records do not decode as {message} (first: record {id})",
-                    self.records
-                ),
-            };
-            let _ = writeln!(
-                stderr,
-                "note: {name}: {what}: this may not be {a} {message} file; --payload raw shows the bytes"
-            );
+        for line in self.0.lines(name, RawHint::Cli) {
+            let _ = writeln!(stderr, "note: {line}");
         }
     }
 }

@@ -85,6 +85,38 @@ pub(super) fn observe_remote_fetches() {
     }
 }
 
+/// Notes on stderr, once per URL, an operation on a remote object that
+/// has waited [`NOTE_AFTER`](crate::io::remote::NOTE_AFTER) without an
+/// answer: the URL, the request, and when it will give up. Any stderr, a
+/// terminal or not: a silent wait of many seconds looks like a hang.
+#[cfg(feature = "remote")]
+pub(super) fn note_remote_waits() {
+    use std::io::Write;
+    let told = std::sync::Mutex::new(std::collections::HashSet::<String>::new());
+    let observer = move |w: crate::io::remote::Wait<'_>| {
+        let first = told
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(w.url.to_owned());
+        if first {
+            let _ = writeln!(std::io::stderr(), "{}", wait_note(&w));
+        }
+    };
+    crate::io::remote::observe_waits(Some(std::sync::Arc::new(observer)));
+}
+
+/// The note of [`note_remote_waits`].
+#[cfg(feature = "remote")]
+fn wait_note(w: &crate::io::remote::Wait<'_>) -> String {
+    format!(
+        "note: {}: still waiting for {} after {:.1} s (giving up after {:.1} s: the storage option retry_timeout)",
+        w.url,
+        w.request,
+        w.waited.as_secs_f64(),
+        w.limit.as_secs_f64()
+    )
+}
+
 /// The bar of [`observe_remote_fetches`]: the bytes of every read under
 /// way, shown once they add up to a large input and gone when the last
 /// read ends.

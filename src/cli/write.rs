@@ -140,7 +140,11 @@ pub(super) fn encode(
     match output {
         None => stdout.write_all(&bytes)?,
         Some(p) if p == Path::new("-") => stdout.write_all(&bytes)?,
-        Some(p) => write_atomic(p, &bytes)?,
+        Some(p) => {
+            let destination = super::output::Destination::new(p, c.store.storage_pairs())?;
+            write_atomic(destination.local(), &bytes)?;
+            destination.finish()?;
+        }
     }
     Ok(())
 }
@@ -166,6 +170,7 @@ pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Writ
         sorted,
         pad_to_page,
         gzip_blocks,
+        store,
     } = c;
     let (input, output) = (input.as_path(), output.as_path());
     let framing = output_framing(
@@ -197,7 +202,8 @@ pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Writ
             .with_pad_to_page(pad_to_page),
         gzip_blocks,
     );
-    let mut out = Output::open(output, options, stdout)?;
+    let destination = super::output::Destination::new(output, store.storage_pairs())?;
+    let mut out = Output::open(destination.local(), options, stdout)?;
     let mut line = Vec::new();
     let mut bytes = Vec::new();
     let mut reader = reader;
@@ -239,6 +245,7 @@ pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Writ
         out.write(&bytes).map_err(|e| write_failure(output, e))?;
     }
     let (_, pads) = out.finish().map_err(|e| write_failure(output, e))?;
+    destination.finish()?;
     if pads > 0 {
         let _ = writeln!(stderr, "{}", padding_note(output, pads));
     }
@@ -439,6 +446,7 @@ pub(super) fn convert(
     let (input, output) = (input.as_path(), output.as_path());
     let (out_framing, out_payload) = (*out_framing, *out_payload);
     let (narrow_doubles, widen_int32) = (*narrow_doubles, *widen_int32);
+    let destination = super::output::Destination::new(output, read.storage_pairs())?;
     let (mut source, chosen) = read.open_with_payload(input, ErrorPolicy::Fail, stderr)?;
     let name = source.name().to_string();
     let from = chosen.kind;
@@ -475,7 +483,7 @@ pub(super) fn convert(
         )),
         write.gzip_blocks,
     );
-    let mut out = Output::open(output, options, stdout)?;
+    let mut out = Output::open(destination.local(), options, stdout)?;
     let (mut bytes, mut scratch) = (Vec::new(), Vec::new());
     let progress = super::progress::Progress::over("converting", &source);
     while let Some(record) = next_or_fail(&mut source, stderr)? {
@@ -509,6 +517,7 @@ pub(super) fn convert(
         out.write(&bytes).map_err(|e| write_failure(output, e))?;
     }
     let (_, pads) = out.finish().map_err(|e| write_failure(output, e))?;
+    destination.finish()?;
     if pads > 0 {
         let _ = writeln!(stderr, "{}", padding_note(output, pads));
     }

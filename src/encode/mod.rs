@@ -50,9 +50,9 @@ pub enum EncodeError {
     /// A feature's list kind does not exist in the target schema (a
     /// `double_list` or `int32_list` in a tf.Example).
     #[error(
-        "feature {:?} is a {} (an OFRecord-only kind, which tf.Example has no equivalent for)",
+        "feature {:?} is {} (an OFRecord-only kind, which tf.Example has no equivalent for)",
         String::from_utf8_lossy(.name),
-        .kind.name()
+        crate::names::with_article(.kind.name())
     )]
     KindNotInSchema {
         /// The feature's name.

@@ -110,55 +110,168 @@ impl Dataset {
     ///
     /// Errors: `io_error` when the directory cannot be read.
     pub fn glob(pattern: impl AsRef<Path>) -> Result<Vec<PathBuf>, Error> {
-        let pattern = pattern.as_ref();
-        let Some(name_pattern) = pattern.file_name() else {
-            let e = std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "the pattern has no file name part",
-            );
-            return Err(Error::io(e).with_file(pattern.display().to_string()));
-        };
-        let parent = pattern.parent().unwrap_or(Path::new(""));
-        let dir = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        let io = |e: std::io::Error| Error::io(e).with_file(dir.display().to_string());
-        let suffix = format!(".{SIDECAR_EXTENSION}");
-        let pattern_bytes = name_pattern.as_encoded_bytes();
-        let want_sidecars = pattern_bytes.ends_with(suffix.as_bytes());
-        let want_hidden = pattern_bytes.starts_with(b".");
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir(dir).map_err(io)? {
-            let entry = entry.map_err(io)?;
-            let name = entry.file_name();
-            let bytes = name.as_encoded_bytes();
-            if (bytes.starts_with(b".") && !want_hidden)
-                || (bytes.ends_with(suffix.as_bytes()) && !want_sidecars)
-            {
-                continue;
-            }
-            let matched = match (name_pattern.to_str(), name.to_str()) {
-                (Some(p), Some(n)) => {
-                    let p: Vec<char> = p.chars().collect();
-                    let n: Vec<char> = n.chars().collect();
-                    wildcard(&p, &n, '*', '?')
-                }
-                _ => wildcard(pattern_bytes, bytes, b'*', b'?'),
-            };
-            if !matched {
-                continue;
-            }
-            let path = parent.join(&name);
-            if path.is_file() && (want_sidecars || !is_index_file(&path)) {
-                found.push(path);
-            }
-        }
-        found.sort();
-        Ok(found)
+        glob_local(pattern.as_ref(), true)
     }
 
+    /// The record files that `pattern` names, for a pattern of any kind:
+    /// a local path or a `file://` URL whose last part may hold `*` and
+    /// `?` ([`glob`](Self::glob), the names found given back as `file://`
+    /// URLs), or a URL of a store (`s3://bucket/train-*`: one listing of the
+    /// folder, [`remote::glob`](crate::io::remote::glob)). Index files are
+    /// left out as [`glob`](Self::glob) leaves them out, remote ones too (a
+    /// sidecar by its name; an object named as `index` writes a DALI or
+    /// raw index, `.idx` or `.offsets`, by its first bytes). A pattern
+    /// without a wildcard is given back as it is.
+    ///
+    /// Errors (`usage_error`, [`ErrorKind::Usage`](crate::ErrorKind::Usage)):
+    /// no record file matches; a wildcard in an `http(s)://` URL (an HTTP
+    /// server cannot be listed; no request is made). `io_error` when the
+    /// directory or the folder cannot be listed.
+    pub fn expand(pattern: impl AsRef<Path>, options: &OpenOptions) -> Result<Vec<PathBuf>, Error> {
+        let pattern = pattern.as_ref();
+        let found = matches(pattern, options)?;
+        if !has_wildcard(pattern) {
+            return Ok(found);
+        }
+        let storage = storage_of(options);
+        let kept: Vec<PathBuf> = found
+            .into_iter()
+            .filter(|p| index_file_at(p, storage).is_none())
+            .collect();
+        if kept.is_empty() {
+            return Err(Error::usage("no record file matches, only index files")
+                .with_file(pattern.display().to_string()));
+        }
+        Ok(kept)
+    }
+}
+
+/// The storage options of `options` (none without feature `remote`).
+#[cfg(feature = "remote")]
+fn storage_of(options: &OpenOptions) -> &crate::io::remote::StorageOptions {
+    &options.storage
+}
+
+/// The storage options of `options` (none without feature `remote`).
+#[cfg(not(feature = "remote"))]
+fn storage_of(_: &OpenOptions) -> &() {
+    &()
+}
+
+/// The storage options [`index_file_at`] takes.
+#[cfg(feature = "remote")]
+type Storage = crate::io::remote::StorageOptions;
+#[cfg(not(feature = "remote"))]
+type Storage = ();
+
+/// Whether the last part of `pattern` holds a wildcard (`*` or `?`).
+pub(crate) fn has_wildcard(pattern: &Path) -> bool {
+    match pattern.to_str() {
+        Some(s) => s
+            .rsplit_once('/')
+            .map_or(s, |(_, name)| name)
+            .contains(['*', '?']),
+        None => pattern
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().iter().any(|&b| b == b'*' || b == b'?')),
+    }
+}
+
+/// What `pattern` matches, as [`Dataset::expand`] finds it but with the
+/// index files still among them (sidecars left out by name, unless the
+/// pattern ends `.rwindex`): the command line names each index file it
+/// passes over. `pattern` itself when it has no wildcard.
+pub(crate) fn matches(pattern: &Path, options: &OpenOptions) -> Result<Vec<PathBuf>, Error> {
+    if !has_wildcard(pattern) {
+        return Ok(vec![pattern.to_path_buf()]);
+    }
+    let named = || pattern.display().to_string();
+    #[cfg(feature = "remote")]
+    {
+        use crate::io::remote;
+        if let Some(url) = pattern.to_str().filter(|s| remote::is_remote(s)) {
+            let suffix = format!(".{SIDECAR_EXTENSION}");
+            let found: Vec<PathBuf> = remote::glob(url, &options.storage)?
+                .into_iter()
+                .filter(|u| !u.ends_with(&suffix) || url.ends_with(&suffix))
+                .map(PathBuf::from)
+                .collect();
+            if found.is_empty() {
+                return Err(Error::usage("no object matches").with_file(named()));
+            }
+            return Ok(found);
+        }
+        if let Some(local) = remote::file_url_path(pattern) {
+            let found = glob_local(&local, false)?
+                .iter()
+                .map(|p| remote::file_url_of(p).map_or_else(|| p.clone(), PathBuf::from))
+                .collect::<Vec<_>>();
+            if found.is_empty() {
+                return Err(Error::usage("no file matches").with_file(named()));
+            }
+            return Ok(found);
+        }
+    }
+    let _ = options;
+    let found = glob_local(pattern, false)?;
+    if found.is_empty() {
+        return Err(Error::usage("no file matches").with_file(named()));
+    }
+    Ok(found)
+}
+
+/// [`Dataset::glob`], index files left out by content only when
+/// `leave_out_indexes` (sidecars by name always, unless asked for).
+fn glob_local(pattern: &Path, leave_out_indexes: bool) -> Result<Vec<PathBuf>, Error> {
+    let Some(name_pattern) = pattern.file_name() else {
+        let e = std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the pattern has no file name part",
+        );
+        return Err(Error::io(e).with_file(pattern.display().to_string()));
+    };
+    let parent = pattern.parent().unwrap_or(Path::new(""));
+    let dir = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
+    let io = |e: std::io::Error| Error::io(e).with_file(dir.display().to_string());
+    let suffix = format!(".{SIDECAR_EXTENSION}");
+    let pattern_bytes = name_pattern.as_encoded_bytes();
+    let want_sidecars = pattern_bytes.ends_with(suffix.as_bytes());
+    let want_hidden = pattern_bytes.starts_with(b".");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name();
+        let bytes = name.as_encoded_bytes();
+        if (bytes.starts_with(b".") && !want_hidden)
+            || (bytes.ends_with(suffix.as_bytes()) && !want_sidecars)
+        {
+            continue;
+        }
+        let matched = match (name_pattern.to_str(), name.to_str()) {
+            (Some(p), Some(n)) => {
+                let p: Vec<char> = p.chars().collect();
+                let n: Vec<char> = n.chars().collect();
+                wildcard(&p, &n, '*', '?')
+            }
+            _ => wildcard(pattern_bytes, bytes, b'*', b'?'),
+        };
+        if !matched {
+            continue;
+        }
+        let path = parent.join(&name);
+        if path.is_file() && (want_sidecars || !leave_out_indexes || !is_index_file(&path)) {
+            found.push(path);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+impl Dataset {
     /// Advises the kernel how the records of every shard are about to be
     /// read ([`Shard::advise`]): [`Access::Random`] (the default) for a
     /// shuffled order, [`Access::Sequential`] for file order.
@@ -201,6 +314,37 @@ impl Dataset {
     /// ```
     pub fn order(&self, spec: OrderSpec) -> Result<Order, OrderError> {
         order_of(&self.shards, spec)
+    }
+
+    /// The span size (`span_size` storage option) of its remote shards
+    /// read as stored (not compressed): the page size at which a page order
+    /// reads each span of them once ([`keep_spans`](Self::keep_spans));
+    /// `None` when it has none.
+    #[cfg(feature = "remote")]
+    pub fn span_size(&self) -> Option<u64> {
+        self.shards
+            .iter()
+            .filter_map(|s| s.source().as_remote())
+            .map(|r| r.span_size())
+            .max()
+    }
+
+    /// Makes every remote shard read as stored keep its spans in one cache
+    /// of `spans` spans (of [`span_size`](Self::span_size) bytes) shared by
+    /// all of them, and read through it: each read fetches the whole spans
+    /// it falls in (FORMAT §11.5). A page order with `page_size` the span
+    /// size and a window of `w` pages then fetches each span once per epoch
+    /// with `spans ≥ w + 1`, keeping at most `spans` spans in all, however
+    /// many shards there are. The cache, or `None` when there is no such
+    /// shard (local and compressed shards are not touched).
+    #[cfg(feature = "remote")]
+    pub fn keep_spans(&self, spans: u64) -> Option<crate::io::remote::SpanCache> {
+        let size = self.span_size()?;
+        let cache = crate::io::remote::SpanCache::new(spans.max(1).saturating_mul(size));
+        for remote in self.shards.iter().filter_map(|s| s.source().as_remote()) {
+            remote.keep_spans_in(&cache);
+        }
+        Some(cache)
     }
 
     /// The total number of records, in O(1).
@@ -463,12 +607,43 @@ fn wildcard<T: PartialEq + Copy>(pattern: &[T], name: &[T], star: T, one: T) -> 
 /// Whether the file at `path` is an index file ([`super::index_file_format`]);
 /// a file that cannot be read is not (opening it will say why).
 fn is_index_file(path: &Path) -> bool {
-    index_file_at(path).is_some()
+    local_index_file_at(path).is_some()
 }
 
-/// The format of the index file at `path`, or `None` when it is not one (or
-/// cannot be read: opening it will say why).
-pub(crate) fn index_file_at(path: &Path) -> Option<super::IndexFormat> {
+/// The format of the index file at `path` (a local path, a `file://` URL,
+/// or with feature `remote` the URL of an object, read with `storage`), or
+/// `None` when it is not one (or cannot be read: opening it will say why).
+/// Of a remote object only one named as `recordwire index` names an index
+/// (`.rwindex`, `.idx`, `.offsets`) is looked at (its first bytes, one
+/// request), so that a dataset's shards cost no request more.
+pub(crate) fn index_file_at(path: &Path, storage: &Storage) -> Option<super::IndexFormat> {
+    #[cfg(feature = "remote")]
+    {
+        use crate::io::remote;
+        if let Some(local) = remote::file_url_path(path) {
+            return local_index_file_at(&local);
+        }
+        if let Some(url) = path.to_str().filter(|s| remote::is_remote(s)) {
+            let name = url.rsplit_once('/').map_or(url, |(_, name)| name);
+            let candidate = [".rwindex", ".idx", ".offsets"]
+                .iter()
+                .any(|suffix| name.ends_with(suffix));
+            if !candidate {
+                return None;
+            }
+            let object = remote::RemoteSource::open(url, storage).ok()?;
+            let len = crate::io::ByteSource::len(&object);
+            let sniff = len.min(super::INDEX_SNIFF_LEN as u64);
+            let head = object.in_head(&(0..sniff))?;
+            return super::index_file_format(name, &head, len);
+        }
+    }
+    let _ = storage;
+    local_index_file_at(path)
+}
+
+/// [`index_file_at`] for a local path.
+fn local_index_file_at(path: &Path) -> Option<super::IndexFormat> {
     use std::io::Read;
     let mut file = std::fs::File::open(path).ok()?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {

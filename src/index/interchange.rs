@@ -73,7 +73,9 @@ pub const INDEX_SNIFF_LEN: usize = 4096;
 /// when it is. Used to keep index files out of datasets and to tell a user
 /// who passes one as a record file what it is.
 ///
-/// - native: the magic number, whatever the name;
+/// - native: the magic number, whatever the name; the checkpoint index of
+///   a GZIP or ZLIB file (what `index --format native` writes for one,
+///   docs/FORMAT.md §6.10) by its own magic number, as native too;
 /// - DALI text: lines of two decimal numbers (`offset size`), whatever the
 ///   name: no record file starts so (its first 8 bytes would declare a
 ///   frame of more than 2^53 bytes);
@@ -97,7 +99,7 @@ pub const INDEX_SNIFF_LEN: usize = 4096;
 /// ```
 pub fn index_file_format(name: &str, head: &[u8], len: u64) -> Option<IndexFormat> {
     let head = &head[..head.len().min(INDEX_SNIFF_LEN)];
-    if head.starts_with(&super::NATIVE_MAGIC) {
+    if head.starts_with(&super::NATIVE_MAGIC) || head.starts_with(&super::GZ_MAGIC) {
         return Some(IndexFormat::Native);
     }
     if let Some(header) = head.first_chunk::<{ crate::frame::TFRECORD_HEADER_LEN }>() {

@@ -87,7 +87,7 @@ mod shard;
 mod skip;
 
 #[cfg(feature = "cli")]
-pub(crate) use dataset::index_file_at;
+pub(crate) use dataset::{has_wildcard, index_file_at, matches as glob_matches};
 pub use dataset::{Dataset, MixedPayloads};
 pub use gz::{
     Checkpoint, GzCache, GzIndex, GzSource, DEFAULT_SPACING, GZ_HEADER_LEN, GZ_MAGIC, GZ_POINT_LEN,

@@ -30,7 +30,7 @@ pub(super) fn open_stored(
     } else {
         match cached(&source, &options.storage) {
             Some(file) => Some(Ok(file)),
-            None => sidecar(source.location()),
+            None => sidecar(&source),
         }
     };
     Ok((Stored::Remote(source), sidecar))
@@ -49,10 +49,11 @@ fn cached(source: &RemoteSource, options: &StorageOptions) -> Option<IndexFile> 
     })
 }
 
-/// The sidecar beside the object at `location`, if there is one.
-fn sidecar(location: &Location) -> Option<Result<IndexFile, Error>> {
-    let sidecar = location.sibling(&format!(".{SIDECAR_EXTENSION}"));
-    match sidecar.get_all() {
+/// The sidecar beside the object `source`, if there is one: a step of its
+/// opening, within the same time (`retry_timeout`).
+fn sidecar(source: &RemoteSource) -> Option<Result<IndexFile, Error>> {
+    let sidecar = source.location().sibling(&format!(".{SIDECAR_EXTENSION}"));
+    match sidecar.get_all(source.opening(), "GET of the sidecar index") {
         Ok(Some(bytes)) => Some(Ok(IndexFile {
             name: Arc::clone(&sidecar.url),
             bytes,
@@ -67,7 +68,7 @@ fn sidecar(location: &Location) -> Option<Result<IndexFile, Error>> {
 pub(super) fn read_index_url(path: &Path, options: &OpenOptions) -> Result<IndexFile, Error> {
     let url = path.display().to_string();
     let location = Location::parse(&url, &options.storage)?;
-    match location.get_all()? {
+    match location.get_all(&location.op(), "GET of the index")? {
         Some(bytes) => Ok(IndexFile {
             name: Arc::clone(&location.url),
             bytes,

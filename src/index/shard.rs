@@ -725,10 +725,14 @@ impl Shard {
                 scratch.bytes.clear();
                 let read = self.source.read_ranges(group, &mut scratch.bytes);
                 if let Err(e) = read {
-                    // Which record: the first whose range could not be read.
-                    let k = first + scratch.bytes.len().min(group.len() - 1);
-                    let id = chunk[scratch.order[k] as usize];
-                    return Err(e.with_record(id).with_file(Arc::clone(&self.name)));
+                    // Which record: the first whose bytes the failed read
+                    // was to bring (a coalesced request spans several).
+                    let j = failed_range(group, e.offset());
+                    let id = chunk[scratch.order[first + j] as usize];
+                    return Err(e
+                        .with_record(id)
+                        .with_offset(group[j].start)
+                        .with_file(Arc::clone(&self.name)));
                 }
                 for (j, bytes) in scratch.bytes.iter().enumerate() {
                     let p = scratch.order[first + j];
@@ -1225,4 +1229,18 @@ fn load_index(
 /// Cannot happen: opening with `build` always gives a shard.
 fn unreachable_none(path: &Path) -> Error {
     Error::io(std::io::Error::other("no index was built")).with_file(path.display().to_string())
+}
+
+/// The position in `ranges` (sorted by start, as a batch's frames are read)
+/// of the first range whose bytes a read that failed at byte `at` was to
+/// bring: the first that ends past `at` (a request that joined several
+/// records fails at its own start, which may lie in an earlier record's
+/// gap or inside a later record than the batch's first); the first range
+/// when the error names no byte.
+fn failed_range(ranges: &[Range<u64>], at: Option<u64>) -> usize {
+    let Some(at) = at else { return 0 };
+    ranges
+        .iter()
+        .position(|r| r.end > at)
+        .unwrap_or(ranges.len().saturating_sub(1))
 }

@@ -66,9 +66,10 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
     /// `0..len()` is an `io_error` (unexpected end of file) at its start.
     fn read_range(&self, range: Range<u64>) -> Result<Bytes, Error>;
 
-    /// The bytes of each of `ranges`, sorted by start (overlaps allowed),
-    /// appended to `out` in the same order. The default reads them one by
-    /// one; a remote source coalesces neighbours into fewer requests.
+    /// The bytes of each of `ranges`, in any order (overlaps allowed),
+    /// appended to `out` in the order given. The default reads them one by
+    /// one; the others join neighbours (ranges close to each other once
+    /// sorted by start) into fewer reads.
     fn read_ranges(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
         out.reserve(ranges.len());
         for range in ranges {
@@ -78,11 +79,11 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
     }
 
     /// The bytes of each of `ranges`, as [`read_ranges`](Self::read_ranges)
-    /// (sorted by start, appended in order), for a few small ranges spread
-    /// over the stream (the sampled bytes of a content fingerprint): a remote
-    /// source fetches them concurrently without joining distant neighbours
-    /// into requests that would carry mostly bytes nobody asked for. The
-    /// default is `read_ranges`.
+    /// (any order, appended in the order given), for a few small ranges
+    /// spread over the stream (the sampled bytes of a content fingerprint): a
+    /// remote source fetches them concurrently without joining distant
+    /// neighbours into requests that would carry mostly bytes nobody asked
+    /// for. The default is `read_ranges`.
     fn read_scattered(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
         self.read_ranges(ranges, out)
     }
@@ -118,29 +119,77 @@ pub trait ByteSource: Send + Sync + fmt::Debug {
     /// A short description of where the bytes come from, for `Debug` and
     /// `inspect`: `mapped`, `read`, `pread`, `inflated`, …
     fn kind(&self) -> &'static str;
+
+    /// The remote object, when the stream is one read as it is stored (not
+    /// the inflated stream of a compressed one).
+    #[cfg(feature = "remote")]
+    fn as_remote(&self) -> Option<&crate::io::remote::RemoteSource> {
+        None
+    }
 }
 
-/// [`ByteSource::read_scattered`] for ranges in any order: read sorted by
-/// start (as the method asks), handed back in the order given.
-pub(crate) fn read_scattered_unsorted(
-    source: &dyn ByteSource,
+/// `ranges` (in any order) grouped into reads: taken in order of their
+/// starts (ties in the order given), each range joins the group before it
+/// when `joins(group, asked, range)` says so (the group's bytes so far, how
+/// many of them its members asked for, the range), else starts a group of
+/// its own; ranges `skip` says need no read belong to
+/// no group. A group's bytes run from its first member's start to the
+/// furthest end of its members, so every member is a slice of them.
+pub(crate) fn coalesce(
     ranges: &[Range<u64>],
-    out: &mut Vec<Bytes>,
-) -> Result<(), Error> {
-    if ranges.is_sorted_by_key(|r| r.start) {
-        return source.read_scattered(ranges, out);
-    }
+    skip: impl Fn(&Range<u64>) -> bool,
+    joins: impl Fn(&Range<u64>, u64, &Range<u64>) -> bool,
+) -> Coalesced {
     let mut order: Vec<usize> = (0..ranges.len()).collect();
-    order.sort_by_key(|&k| ranges[k].start);
-    let sorted: Vec<Range<u64>> = order.iter().map(|&k| ranges[k].clone()).collect();
-    let mut got = Vec::with_capacity(ranges.len());
-    source.read_scattered(&sorted, &mut got)?;
-    let mut placed = vec![Bytes::new(); ranges.len()];
-    for (bytes, k) in got.into_iter().zip(order) {
-        placed[k] = bytes;
+    if !ranges.is_sorted_by_key(|r| r.start) {
+        // Stable: equal starts keep the order given.
+        order.sort_by_key(|&k| ranges[k].start);
     }
-    out.extend(placed);
-    Ok(())
+    let mut groups: Vec<Range<u64>> = Vec::new();
+    let mut group_of = vec![None; ranges.len()];
+    // Bytes of the last group that its members asked for.
+    let mut asked = 0u64;
+    for k in order {
+        let r = &ranges[k];
+        if skip(r) {
+            continue;
+        }
+        match groups.last_mut() {
+            Some(group) if joins(group, asked, r) => {
+                asked += r.end.saturating_sub(r.start.max(group.end));
+                group.end = group.end.max(r.end);
+            }
+            _ => {
+                asked = r.end - r.start;
+                groups.push(r.clone());
+            }
+        }
+        group_of[k] = Some(groups.len() - 1);
+    }
+    Coalesced { groups, group_of }
+}
+
+/// What [`coalesce`] made: the reads and the read each range is a slice of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Coalesced {
+    /// The byte range of each read, sorted by start.
+    pub(crate) groups: Vec<Range<u64>>,
+    /// For each range, in the order given, the index of its read in
+    /// `groups`; `None` for a range that needs none.
+    pub(crate) group_of: Vec<Option<usize>>,
+}
+
+impl Coalesced {
+    /// The slice of `read` (the bytes of group `group_of[k]`) that is range
+    /// `k` of `ranges`.
+    pub(crate) fn slice(&self, ranges: &[Range<u64>], k: usize, read: &Bytes) -> Option<Bytes> {
+        let g = self.group_of[k]?;
+        let base = self.groups[g].start;
+        let r = &ranges[k];
+        let from = usize::try_from(r.start.checked_sub(base)?).ok()?;
+        let to = usize::try_from(r.end.checked_sub(base)?).ok()?;
+        (from <= to && to <= read.len()).then(|| read.slice(from..to))
+    }
 }
 
 /// An `io_error` for a range outside a source of `len` bytes.
@@ -278,27 +327,32 @@ impl ByteSource for FileSource {
     }
 
     fn read_ranges(&self, ranges: &[Range<u64>], out: &mut Vec<Bytes>) -> Result<(), Error> {
-        // Neighbours (gaps under 64 KiB) are read in one call, then sliced.
+        // Neighbours (gaps under 64 KiB once sorted) are read in one call,
+        // then sliced.
         const GAP: u64 = 64 << 10;
-        let mut k = 0;
-        while k < ranges.len() {
-            let first = &ranges[k];
-            let mut end = first.end;
-            let mut j = k + 1;
-            while j < ranges.len() && ranges[j].start <= end.saturating_add(GAP) {
-                end = end.max(ranges[j].end);
-                j += 1;
+        for r in ranges {
+            if r.start > r.end || r.end > self.len {
+                return Err(out_of_bounds(r, self.len));
             }
-            let all = self.read_range(first.start..end)?;
-            for r in &ranges[k..j] {
-                let from = (r.start - first.start) as usize;
-                let to = (r.end - first.start) as usize;
-                match all.get(from..to) {
-                    Some(_) => out.push(all.slice(from..to)),
-                    None => return Err(out_of_bounds(r, self.len)),
-                }
+        }
+        let plan = coalesce(
+            ranges,
+            |r| r.is_empty(),
+            |group, _, r| r.start <= group.end.saturating_add(GAP),
+        );
+        let mut reads = Vec::with_capacity(plan.groups.len());
+        for group in &plan.groups {
+            reads.push(self.read_range(group.clone())?);
+        }
+        out.reserve(ranges.len());
+        for (k, r) in ranges.iter().enumerate() {
+            match plan.group_of[k] {
+                None => out.push(Bytes::new()),
+                Some(g) => out.push(
+                    plan.slice(ranges, k, &reads[g])
+                        .ok_or_else(|| out_of_bounds(r, self.len))?,
+                ),
             }
-            k = j;
         }
         Ok(())
     }

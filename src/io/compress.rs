@@ -312,6 +312,12 @@ pub fn decoder<R: Read + Send + 'static>(
 /// decompressor says about its input (corrupt, truncated, garbage after the
 /// stream) is a `compression_error`, anything else an `io_error`.
 pub(crate) fn read_error(err: &io::Error, compression: Compression) -> ErrorKind {
+    // One of ours carried through `Read` (a remote object's stream): its
+    // own kind and message, without its file and offset, which the caller
+    // gives again (the record's).
+    if let Some(ours) = err.get_ref().and_then(|e| e.downcast_ref::<crate::Error>()) {
+        return ours.kind().clone();
+    }
     let from_decompressor = matches!(
         err.kind(),
         io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData | io::ErrorKind::UnexpectedEof

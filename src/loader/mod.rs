@@ -270,6 +270,41 @@ impl Drop for LoadedBatch {
     }
 }
 
+/// A page order over remote shards whose pages are their spans reads
+/// each span once per epoch when the spans are kept while their records
+/// are read: a cache shared by the shards, of twice the window plus the
+/// spans that the batches being read and kept ready ahead can reach
+/// (`readers + prefetch` batches of average records), plus one; unless the
+/// shards already keep spans by their own storage options. Any other order
+/// reads each batch's records as they are (coalesced where they touch or
+/// lie close, FORMAT §11.3).
+#[cfg(feature = "remote")]
+fn keep_spans_for(dataset: &Dataset, options: &LoaderOptions, readers: usize) {
+    use crate::order::Mode;
+    let mode = options.order.mode;
+    let window = match mode {
+        Mode::PageAware { .. } => 1,
+        Mode::QuasiRandom { window, .. } => u64::from(window),
+        Mode::Sequential | Mode::Shuffle => return,
+    };
+    let Some(span) = dataset.span_size() else {
+        return;
+    };
+    let remotes = || {
+        dataset
+            .shards()
+            .iter()
+            .filter_map(|s| s.source().as_remote())
+    };
+    if mode.page_size() != Some(span) || remotes().any(|r| r.keeps_spans()) {
+        return;
+    }
+    let bytes: u64 = dataset.shards().iter().map(|s| s.data_len()).sum();
+    let record = bytes / dataset.len().max(1);
+    let ahead = (readers + options.prefetch + 1) as u64 * options.batch_size as u64 * record;
+    dataset.keep_spans(2 * window + ahead.div_ceil(span) + 1);
+}
+
 /// What every thread of every run shares.
 struct Shared {
     dataset: Arc<Dataset>,
@@ -338,6 +373,8 @@ impl Loader {
             0 => threads.max(8),
             n => n.max(threads),
         };
+        #[cfg(feature = "remote")]
+        keep_spans_for(&dataset, &options, readers);
         let per_epoch = order.len();
         let size = options.batch_size as u64;
         let batches = if options.drop_last {

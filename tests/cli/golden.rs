@@ -75,6 +75,22 @@ fn dump_sequence_example() {
     );
 }
 
+/// Payloads of no known message (`testdata/decode_raw/`): the guesses, each
+/// marked as one (tests/cli/dump_unknown.rs checks them against protoc).
+#[test]
+fn dump_unknown_payloads() {
+    check(
+        "dump_unknown.txt",
+        &[
+            "dump",
+            "--payload",
+            "raw",
+            "testdata/decode_raw/unknown.tfrecord",
+        ],
+        0,
+    );
+}
+
 #[test]
 fn dump_ofrecord() {
     check(

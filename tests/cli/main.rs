@@ -11,6 +11,7 @@ mod support;
 
 mod bench_cli;
 mod cat_options;
+mod dump_unknown;
 mod error_paths;
 // Parquet is read back with the parquet crate: the output of the `export` feature.
 #[cfg(feature = "export")]

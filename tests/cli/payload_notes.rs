@@ -203,7 +203,7 @@ fn records_of_another_message_are_noted() {
         &(0..5).map(event).collect::<Vec<_>>(),
     );
     let note = format!(
-        "note: {path}: 5 of 5 records hold fields tf.Example does not have (first: field 1, wire type 1, in record 0): this may not be a tf.Example file; --payload raw shows the bytes\n"
+        "note: {path}: 5 of 5 records hold fields tf.Example does not have (first: field 1, wire type 1, in record 0): this may not be a tf.Example file, they look like TensorBoard tensorflow.Event messages; --payload raw shows the bytes\n"
     );
 
     // The values are what Google's parser gives: empty tf.Examples.
@@ -245,7 +245,7 @@ fn records_of_another_message_are_noted() {
     assert_eq!(
         err,
         format!(
-            "note: {path}: 1 of 1 record holds fields tf.Example does not have (first: field 1, wire type 1, in record 4): this may not be a tf.Example file; --payload raw shows the bytes\n"
+            "note: {path}: 1 of 1 record holds fields tf.Example does not have (first: field 1, wire type 1, in record 4): this may not be a tf.Example file, they look like TensorBoard tensorflow.Event messages; --payload raw shows the bytes\n"
         )
     );
 

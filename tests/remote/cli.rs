@@ -1,7 +1,8 @@
 //! Every command over objects in the S3 server prints what it prints for
 //! the same local file: the test files of `testdata/ref/` (plain, GZIP,
 //! ZLIB, OFRecord, SequenceExample, empty) and the real files beside the
-//! repository.
+//! repository, where they are (`RECORDWIRE_REALWORLD`, see
+//! `tests/support/realworld.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -20,13 +21,13 @@ fn inputs() -> Vec<PathBuf> {
         })
         .collect();
     files.sort();
-    files.extend(
-        real_files()
-            .unwrap_or_default()
-            .into_iter()
-            .map(PathBuf::from),
-    );
-    assert!(files.len() >= 10, "{files:?}");
+    // The repository's own: plain, GZIP, ZLIB, OFRecord, SequenceExample,
+    // empty. The real files only where they are (a SKIP line otherwise).
+    assert!(files.len() >= 8, "{files:?}");
+    if let Some(real) = real_files() {
+        assert!(real.len() >= 10, "{real:?}");
+        files.extend(real.into_iter().map(PathBuf::from));
+    }
     files
 }
 
@@ -41,9 +42,20 @@ fn storage_args(endpoint: &str, cache: &Path) -> Vec<String> {
     args
 }
 
+/// The command's output, without the note a wait of over 5 s prints
+/// (`note: URL: still waiting for …`): how long moto takes to answer on a
+/// loaded machine is not what these tests compare (`timeouts.rs` tests the
+/// note).
 fn run(args: &[String]) -> Out {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run_bin(&args, None)
+    let mut out = run_bin(&args, None);
+    out.stderr = out
+        .stderr
+        .lines()
+        .filter(|l| !(l.starts_with("note: ") && l.contains(": still waiting for ")))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    out
 }
 
 /// `out` with `name` written as `FILE`.

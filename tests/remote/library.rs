@@ -110,6 +110,8 @@ fn http_objects_read_with_ranges() {
     let cache = tempfile::tempdir().unwrap();
     let opts = OpenOptions::default().with_storage(StorageOptions::new([
         ("allow_http", "true".to_string()),
+        ("retry_timeout", "600s".to_string()),
+        ("read_timeout", "600s".to_string()),
         ("cache_dir", cache.path().display().to_string()),
     ]));
     let remote = Dataset::open([&url], &opts).expect("open");

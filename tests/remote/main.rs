@@ -11,6 +11,10 @@
 mod support;
 
 mod cli;
+mod epoch_bytes;
 mod library;
 mod loader;
 mod network;
+mod scattered;
+mod timeouts;
+mod urls;

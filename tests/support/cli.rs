@@ -68,24 +68,8 @@ pub fn run_bin(args: &[&str], stdin: Option<&Path>) -> Out {
     }
 }
 
-/// The real record files of `../shared/realworld/files` (beside the
-/// repository), sorted, or `None` with a visible skip message when that
-/// folder is not here.
-pub fn real_files() -> Option<Vec<String>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/files");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "SKIP: {} is not here: the real files were not read",
-            dir.display()
-        );
-        return None;
-    };
-    let mut files: Vec<String> = entries
-        .map(|e| {
-            let path = e.expect("a readable folder entry").path();
-            path.to_string_lossy().into_owned()
-        })
-        .collect();
-    files.sort();
-    Some(files)
-}
+/// The real record files: see [`super::realworld`]. Used by the CLI tests;
+/// the other binaries that share this module read them through
+/// `realworld` or not at all.
+#[allow(unused_imports)]
+pub use super::realworld::real_files;

@@ -6,7 +6,9 @@
 //!   of records with all of docs/FORMAT.md §3's quirks, and the observers that read a
 //!   record through every accessor of the views;
 //! - [`prost_mirror`]: prost's view of the schemas (also used by the
-//!   benchmarks).
+//!   benchmarks);
+//! - [`realworld`]: the real files beside the repository
+//!   (`RECORDWIRE_REALWORLD`), or a `SKIP:` line without them.
 //!
 //! The counting allocator, `counting_alloc.rs`, is not declared here:
 //! declaring it installs it as the binary's global allocator, so only the
@@ -17,4 +19,5 @@
 pub mod cli;
 pub mod common;
 pub mod prost_mirror;
+pub mod realworld;
 pub mod servers;

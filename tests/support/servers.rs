@@ -398,6 +398,8 @@ fn serve_proxy(stream: TcpStream, upstream: SocketAddr, state: &ProxyState) {
             0 | 503 => "503 Service Unavailable",
             429 => "429 Too Many Requests",
             500 => "500 Internal Server Error",
+            501 => "501 Not Implemented",
+            403 => "403 Forbidden",
             other => panic!("no reason phrase for {other}"),
         };
         respond(&mut client, status, &[("Content-Length", "0".into())], b"");
@@ -435,19 +437,101 @@ fn serve_proxy(stream: TcpStream, upstream: SocketAddr, state: &ProxyState) {
     let (head, body) = answer.split_at(split);
     let cut =
         faults.drop_every > 0 && forwarded.is_multiple_of(faults.drop_every) && body.len() > 1;
+    // Counted before the client can have them: a test that reads the counts
+    // (or resets them) once its read has returned must find this answer's
+    // bytes already there. Counted after the write, the last answer of one
+    // phase now and then landed in the next (one extra 64 KiB read in a
+    // network test's open, once in a full run).
+    let sent = if cut { body.len() / 2 } else { body.len() };
+    state.bytes.fetch_add(sent as u64, Ordering::SeqCst);
     let _ = client.write_all(head);
+    let _ = client.write_all(&body[..sent]);
+    let _ = client.flush();
     if cut {
         state.dropped.fetch_add(1, Ordering::SeqCst);
-        let half = body.len() / 2;
-        let _ = client.write_all(&body[..half]);
-        state.bytes.fetch_add(half as u64, Ordering::SeqCst);
-        let _ = client.flush();
         let _ = client.shutdown(Shutdown::Both);
-        return;
     }
-    let _ = client.write_all(body);
-    state.bytes.fetch_add(body.len() as u64, Ordering::SeqCst);
-    let _ = client.flush();
+}
+
+/// A server that accepts each connection and reads its request, then
+/// answers nothing: with [`Stall::Silent`] it never writes a byte, with
+/// [`Stall::Drip`] it writes a good answer (206, with the range asked for
+/// of an object of zeros) one byte a second. The connection stays open
+/// until the server is dropped.
+pub struct Stalling {
+    serving: Serving,
+    requests: Arc<Mutex<Vec<String>>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// How a [`Stalling`] server stalls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stall {
+    Silent,
+    Drip,
+}
+
+impl Stalling {
+    pub fn start(stall: Stall) -> Stalling {
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (log, stopped) = (Arc::clone(&requests), Arc::clone(&stop));
+        let serving = Serving::start(move |stream| {
+            let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
+            let mut stream = stream;
+            let Some(request) = read_request(&mut reader) else {
+                return;
+            };
+            log.lock()
+                .unwrap()
+                .push(format!("{} {}", request.method, request.target));
+            let mut answer = Vec::new();
+            if stall == Stall::Drip {
+                let range = request.header("range").unwrap_or("bytes=0-99");
+                let r = parse_range(range, 1 << 30).unwrap_or(0..100);
+                answer = format!(
+                    "HTTP/1.1 206 Partial Content\r\nContent-Length: {}\r\nContent-Range: bytes {}-{}/{}\r\nETag: \"e\"\r\n\r\n",
+                    r.end - r.start,
+                    r.start,
+                    r.end - 1,
+                    1u64 << 30
+                )
+                .into_bytes();
+                answer.resize(answer.len() + (r.end - r.start) as usize, 0);
+            }
+            let mut sent = 0;
+            while !stopped.load(Ordering::SeqCst) {
+                if sent < answer.len() {
+                    if stream.write_all(&answer[sent..sent + 1]).is_err() {
+                        return;
+                    }
+                    let _ = stream.flush();
+                    sent += 1;
+                }
+                thread::sleep(Duration::from_secs(1));
+            }
+        });
+        Stalling {
+            serving,
+            requests,
+            stop,
+        }
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://{}", self.serving.addr)
+    }
+
+    /// The requests read so far (`METHOD TARGET`).
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Stalling {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
 }
 
 /// A plain HTTP/1.1 request to `addr` (Connection: close): the status and
@@ -559,8 +643,10 @@ exit $wait_status"#;
                      (it is `pip install 'moto[server]'`, which ./test.sh installs)"
                 );
             }
-            if started.elapsed() > Duration::from_secs(60) {
-                panic!("moto's S3 server did not answer on {addr} within 60 s");
+            // Its Python start (moto imports every service) took over a
+            // minute on a loaded 2-core machine.
+            if started.elapsed() > Duration::from_secs(300) {
+                panic!("moto's S3 server did not answer on {addr} within 300 s");
             }
             thread::sleep(Duration::from_millis(100));
         }
@@ -595,11 +681,19 @@ exit $wait_status"#;
     }
 
     /// The storage options that reach this server at `endpoint` (its own
-    /// base, or a proxy's in front of it).
+    /// base, or a proxy's in front of it). With a `retry_timeout` and a
+    /// `read_timeout` of ten minutes: moto is one Python process, and on a
+    /// loaded 2-core machine an answer of its has taken more than the 30 s
+    /// default of the one and the 5 s of the other, and a read given up and
+    /// asked again is a request and bytes that the tests' counts do not
+    /// expect (both bounds are tested against stalling servers in
+    /// `timeouts.rs`).
     pub fn options(endpoint: &str) -> Vec<(String, String)> {
         [
             ("aws_endpoint", endpoint),
             ("allow_http", "true"),
+            ("retry_timeout", "600s"),
+            ("read_timeout", "600s"),
             ("aws_access_key_id", "testing"),
             ("aws_secret_access_key", "testing"),
             ("aws_region", "us-east-1"),

@@ -152,6 +152,18 @@ fn bench(
             "bench reads its input several times: give a file, not stdin".into(),
         ));
     }
+    #[cfg(feature = "remote")]
+    if crate::io::remote::is_remote(path) {
+        return Err(Failure::Usage(format!(
+            "{}: bench reads local files only (it times this machine's reads of a file several \
+             times over, through the page cache): copy the object here and bench the copy",
+            path.display()
+        )));
+    }
+    #[cfg(feature = "remote")]
+    let local = crate::io::remote::file_url_path(path);
+    #[cfg(feature = "remote")]
+    let path = local.as_deref().unwrap_or(path);
     let options = read.open_options(ErrorPolicy::Fail);
     let shown = path.display().to_string();
     let meta = std::fs::metadata(path)

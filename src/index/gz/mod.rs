@@ -626,7 +626,7 @@ impl GzIndex {
         self.check_size(size)?;
         let ranges = fingerprint_ranges(size, &self.points);
         let mut parts = Vec::with_capacity(ranges.len());
-        crate::io::read_scattered_unsorted(data, &ranges, &mut parts)?;
+        data.read_scattered(&ranges, &mut parts)?;
         self.check_fingerprint(fingerprint_of(
             size,
             &self.points,

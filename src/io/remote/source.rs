@@ -7,12 +7,15 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use futures_util::{StreamExt, TryStreamExt};
-use object_store::{GetOptions, GetRange};
+use object_store::{GetOptions, GetRange, ObjectStoreExt};
 
 use super::cache::SpanDisk;
-use super::{block_on, Location, StorageOptions};
+use super::{block_on, Failed, Location, Op, StorageOptions, Tuning};
 use crate::error::Error;
-use crate::io::{out_of_bounds, ByteSource};
+use crate::io::{coalesce, out_of_bounds, ByteSource};
+
+/// The next [`RemoteSource`]'s number.
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 /// Bytes fetched with the first request (framing detection, the content
 /// fingerprint's first 4 KiB, and the first records of a small object).
@@ -71,24 +74,66 @@ pub struct RemoteSource {
     etag: Option<String>,
     head: Bytes,
     stats: Arc<RemoteStats>,
-    spans: Arc<Mutex<Spans>>,
+    /// This object's number among the process's open objects: its spans'
+    /// key in a cache shared with others ([`SpanCache`]).
+    id: u64,
+    /// The cache its spans are kept in: its own (`span_cache`), or one
+    /// shared by the shards of a loader's dataset.
+    spans: Mutex<SpanCache>,
     /// The spans kept on disk (`span_disk`), if asked for.
     disk: Option<Arc<SpanDisk>>,
     /// Whether reads go through the span cache: once the shard is open (the
     /// index's sampled checks read only what they need).
     spanning: AtomicBool,
+    /// The operation that opened the object (bounded by `retry_timeout`):
+    /// looking for its sidecar is a step of the same operation.
+    op: Op,
 }
 
-/// Fetched spans kept (the `span_cache` storage option), least recently
-/// used out.
+/// A span: the object's number ([`RemoteSource`]'s `id`) and the span's.
+type SpanKey = (u64, u64);
+
+/// Fetched spans kept, least recently used out, within a limit in bytes:
+/// one object's (the `span_cache` storage option), or one shared by several
+/// objects, so that a loader's order over many shards keeps a bounded
+/// number of spans in all ([`SpanCache::new`],
+/// [`Dataset::keep_spans`](crate::index::Dataset::keep_spans)).
+#[derive(Clone, Debug)]
+pub struct SpanCache(Arc<Mutex<Spans>>);
+
+impl SpanCache {
+    /// An empty cache that keeps up to `limit` bytes of spans.
+    pub fn new(limit: u64) -> SpanCache {
+        SpanCache(Arc::new(Mutex::new(Spans {
+            limit,
+            ..Spans::default()
+        })))
+    }
+
+    /// Bytes of spans held now.
+    pub fn bytes(&self) -> u64 {
+        self.lock().bytes
+    }
+
+    /// The most it keeps, in bytes.
+    pub fn limit(&self) -> u64 {
+        self.lock().limit
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Spans> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 #[derive(Default)]
 struct Spans {
-    kept: HashMap<u64, (Bytes, u64)>,
+    kept: HashMap<SpanKey, (Bytes, u64)>,
     bytes: u64,
+    limit: u64,
     tick: u64,
     /// Spans being fetched (by a read or a prefetch): a second reader of one
     /// waits for the same request.
-    pending: HashMap<u64, SpanFetch>,
+    pending: HashMap<SpanKey, SpanFetch>,
 }
 
 /// A span's request, awaited by whoever needs the span.
@@ -106,7 +151,7 @@ impl std::fmt::Debug for Spans {
 }
 
 impl Spans {
-    fn get(&mut self, span: u64) -> Option<Bytes> {
+    fn get(&mut self, span: SpanKey) -> Option<Bytes> {
         self.tick += 1;
         let tick = self.tick;
         self.kept.get_mut(&span).map(|(b, used)| {
@@ -116,8 +161,9 @@ impl Spans {
     }
 
     /// Keeps `bytes` as `span`, then drops the least recently used spans
-    /// (never the one just kept) until `limit` holds.
-    fn put(&mut self, span: u64, bytes: Bytes, limit: u64) {
+    /// (never the one just kept) until the limit holds.
+    fn put(&mut self, span: SpanKey, bytes: Bytes) {
+        let limit = self.limit;
         self.tick += 1;
         self.bytes += bytes.len() as u64;
         if let Some((old, _)) = self.kept.insert(span, (bytes, self.tick)) {
@@ -155,29 +201,46 @@ impl RemoteSource {
     }
 
     pub(crate) fn at(location: Location) -> Result<RemoteSource, Error> {
-        let store = location.store()?;
-        let path = location.path.clone();
+        let op = location.op();
+        let opening = location.clone();
+        let step = op.clone();
         let got = block_on(async move {
-            let options = GetOptions {
-                range: Some(GetRange::Bounded(0..HEAD)),
-                ..Default::default()
+            let path = opening.path.clone();
+            let request = format!("GET of bytes 0..{HEAD} (opening the object)");
+            let got = opening.run(&step, &request, |store| async move {
+                let options = GetOptions {
+                    range: Some(GetRange::Bounded(0..HEAD)),
+                    ..Default::default()
+                };
+                let result = store.get_opts(&path, options).await?;
+                let meta = result.meta.clone();
+                Ok::<_, object_store::Error>((meta, result.bytes().await?))
+            });
+            let failure = match got.await {
+                Ok(found) => return Ok(found),
+                Err(failure) => failure,
             };
-            let result = store.get_opts(&path, options).await?;
-            let meta = result.meta.clone();
-            Ok::<_, object_store::Error>((meta, result.bytes().await?))
+            // An empty object has no range to give (416): ask what it is.
+            // Not after a timeout or an error of the server's, which the
+            // same question would only meet again.
+            let unsatisfiable =
+                matches!(&failure.failed, Failed::Store(e) if super::one_line(e).contains(" 416 "));
+            if !unsatisfiable {
+                return Err(failure);
+            }
+            let path = opening.path.clone();
+            let head = opening.run(
+                &step,
+                "HEAD (the size of an object with no first bytes)",
+                |store| async move { store.head(&path).await },
+            );
+            match head.await {
+                Ok(meta) if meta.size == 0 => Ok((meta, Bytes::new())),
+                _ => Err(failure),
+            }
         });
         let stats = Arc::new(RemoteStats::default());
-        let (meta, head) = match got {
-            Ok(found) => found,
-            Err(e @ object_store::Error::NotFound { .. }) => return Err(location.error(e, None)),
-            Err(e) => {
-                // An empty object has no range to give (416): ask what it is.
-                match location.head() {
-                    Ok(meta) if meta.size == 0 => (meta, Bytes::new()),
-                    _ => return Err(location.error(e, None)),
-                }
-            }
-        };
+        let (meta, head) = got.map_err(|f| f.into_error(&location.url))?;
         stats.add(head.len() as u64);
         let want = meta.size.min(HEAD);
         if head.len() as u64 != want {
@@ -189,16 +252,25 @@ impl RemoteSource {
             &location.url,
             meta.e_tag.as_deref(),
         );
+        let spans = Mutex::new(SpanCache::new(location.tuning.span_cache));
         Ok(RemoteSource {
             len: meta.size,
             etag: meta.e_tag,
             head,
             location,
             stats,
-            spans: Arc::default(),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            spans,
             disk: disk.map(Arc::new),
             spanning: AtomicBool::new(false),
+            op,
         })
+    }
+
+    /// The operation that opened the object: looking for its sidecar is
+    /// a step of it, within the same time.
+    pub(crate) fn opening(&self) -> &Op {
+        &self.op
     }
 
     /// The URL.
@@ -229,28 +301,35 @@ impl RemoteSource {
         &self,
         range: Range<u64>,
     ) -> impl std::future::Future<Output = Result<Bytes, Error>> + Send + 'static {
-        let store = self.location.store();
         let location = self.location.clone();
         let etag = self.etag.clone();
         let stats = Arc::clone(&self.stats);
         async move {
-            let store = store?;
-            let options = GetOptions {
-                range: Some(GetRange::Bounded(range.clone())),
-                if_match: etag.clone(),
-                ..Default::default()
-            };
-            let at = Some(range.start);
-            let result = store
-                .get_opts(&location.path, options)
+            // The operation starts when the request does (a read of many
+            // ranges starts `concurrency` at a time).
+            let op = location.op();
+            let request = format!("GET of bytes {}..{}", range.start, range.end);
+            let path = location.path.clone();
+            let if_match = etag.clone();
+            let asked = range.clone();
+            let got = location.run(&op, &request, |store| async move {
+                let options = GetOptions {
+                    range: Some(GetRange::Bounded(asked)),
+                    if_match,
+                    ..Default::default()
+                };
+                let result = store.get_opts(&path, options).await?;
+                let meta = result.meta.clone();
+                Ok::<_, object_store::Error>((meta, result.bytes().await?))
+            });
+            let (meta, bytes) = got
                 .await
-                .map_err(|e| location.error(e, at))?;
-            if let (Some(was), Some(now)) = (&etag, &result.meta.e_tag) {
+                .map_err(|f| f.into_error(&location.url).with_offset(range.start))?;
+            if let (Some(was), Some(now)) = (&etag, &meta.e_tag) {
                 if was != now {
                     return Err(changed(&location, range.start));
                 }
             }
-            let bytes = result.bytes().await.map_err(|e| location.error(e, at))?;
             stats.add(bytes.len() as u64);
             let want = range.end - range.start;
             if bytes.len() as u64 != want {
@@ -348,13 +427,14 @@ impl RemoteSource {
         use futures_util::FutureExt;
         let mut have = HashMap::with_capacity(wanted.len());
         let mut waits = Vec::new();
-        let limit = self.location.tuning.span_cache;
+        let id = self.id;
+        let cache = self.span_cache();
         let mut missing: Vec<u64> = {
-            let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+            let mut spans = cache.lock();
             wanted
                 .iter()
                 .copied()
-                .filter(|&s| match spans.get(s) {
+                .filter(|&s| match spans.get((id, s)) {
                     Some(b) => {
                         have.insert(s, b);
                         false
@@ -369,8 +449,7 @@ impl RemoteSource {
                 let range = self.span_range(s);
                 match disk.get(s, range.end - range.start) {
                     Some(b) => {
-                        let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
-                        spans.put(s, b.clone(), limit);
+                        cache.lock().put((id, s), b.clone());
                         have.insert(s, b);
                         false
                     }
@@ -378,30 +457,30 @@ impl RemoteSource {
                 }
             });
         }
-        let mut spans = self.spans.lock().unwrap_or_else(|e| e.into_inner());
+        let mut spans = cache.lock();
         for s in missing {
-            if let Some(f) = spans.pending.get(&s) {
+            if let Some(f) = spans.pending.get(&(id, s)) {
                 waits.push((s, f.clone()));
                 continue;
             }
             let fetch = self.fetch(self.span_range(s));
-            let cache = Arc::clone(&self.spans);
+            let cache = cache.clone();
             let disk = self.disk.clone();
             let f = async move {
                 let got = fetch.await;
                 if let (Ok(bytes), Some(disk)) = (&got, disk) {
                     disk.put(s, bytes);
                 }
-                let mut spans = cache.lock().unwrap_or_else(|e| e.into_inner());
-                spans.pending.remove(&s);
+                let mut spans = cache.lock();
+                spans.pending.remove(&(id, s));
                 if let Ok(bytes) = &got {
-                    spans.put(s, bytes.clone(), limit);
+                    spans.put((id, s), bytes.clone());
                 }
                 got
             }
             .boxed()
             .shared();
-            spans.pending.insert(s, f.clone());
+            spans.pending.insert((id, s), f.clone());
             waits.push((s, f));
         }
         (have, waits)
@@ -438,7 +517,31 @@ impl RemoteSource {
 
     /// Bytes held by the span cache now.
     pub fn span_cache_bytes(&self) -> u64 {
-        self.spans.lock().unwrap_or_else(|e| e.into_inner()).bytes
+        self.span_cache().bytes()
+    }
+
+    /// The cache its spans are kept in.
+    fn span_cache(&self) -> SpanCache {
+        self.spans.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether reads go through a span cache (the `span_cache` or
+    /// `span_disk` storage option, or [`keep_spans_in`](Self::keep_spans_in)).
+    pub fn keeps_spans(&self) -> bool {
+        self.spanning.load(Ordering::Relaxed)
+    }
+
+    /// The bytes of one span (the `span_size` storage option).
+    pub fn span_size(&self) -> u64 {
+        self.location.tuning.span_size
+    }
+
+    /// From now on, keeps its spans in `cache` (shared with other objects;
+    /// what its own cache held is dropped), and reads through it: every
+    /// read fetches the whole spans it falls in, as with `span_cache` set.
+    pub fn keep_spans_in(&self, cache: &SpanCache) {
+        *self.spans.lock().unwrap_or_else(|e| e.into_inner()) = cache.clone();
+        self.spanning.store(true, Ordering::Relaxed);
     }
 
     /// The bytes of `range` when no request is needed for them: empty, or
@@ -451,12 +554,21 @@ impl RemoteSource {
     }
 }
 
-/// Whether `next` joins the request for `group`: its gap is at most `gap`
-/// (`coalesce_gap`), and the request stays within `max` bytes
-/// (`request_size`; a longer run of neighbours is split into requests
+/// Whether `next` joins the request for `group`, of which `asked` bytes
+/// were asked for: its gap is at most `gap` (`coalesce_gap`), the bytes
+/// nobody asked for stay within `waste` percent of those asked for
+/// (`coalesce_waste`: so a read never fetches more than that much beyond
+/// its ranges, however they are spread), and the request stays within `max`
+/// bytes (`request_size`; a longer run of neighbours is split into requests
 /// fetched concurrently).
-fn joins(group: Range<u64>, next: &Range<u64>, gap: u64, max: u64) -> bool {
-    next.start <= group.end.saturating_add(gap) && group.end.max(next.end) - group.start <= max
+fn joins(group: &Range<u64>, asked: u64, next: &Range<u64>, tuning: &Tuning, gap: u64) -> bool {
+    let end = group.end.max(next.end);
+    if next.start > group.end.saturating_add(gap) || end - group.start > tuning.request_size {
+        return false;
+    }
+    let asked = asked + next.end.saturating_sub(next.start.max(group.end));
+    let unasked = (end - group.start).saturating_sub(asked);
+    u128::from(unasked) * 100 <= u128::from(asked) * u128::from(tuning.coalesce_waste)
 }
 
 fn short(location: &Location, at: u64, want: u64, got: usize) -> Error {
@@ -535,41 +647,34 @@ impl ByteSource for RemoteSource {
     fn kind(&self) -> &'static str {
         "remote"
     }
+
+    fn as_remote(&self) -> Option<&RemoteSource> {
+        Some(self)
+    }
 }
 
 /// The largest gap [`ByteSource::read_scattered`] joins two ranges across.
 const SCATTERED_GAP: u64 = 64 << 10;
 
 impl RemoteSource {
-    /// `ranges` (sorted, within the object) in groups of neighbours with
-    /// gaps up to `gap` and at most `request_size` each, one request per
-    /// group (none for what the first request already brought), fetched
-    /// concurrently.
+    /// `ranges` (within the object, in any order) in groups of neighbours
+    /// (once sorted by start) with gaps up to `gap` and at most
+    /// `request_size` each, one request per group (none for what the first
+    /// request already brought), fetched concurrently; handed out in the
+    /// order given.
     fn read_grouped(
         &self,
         ranges: &[Range<u64>],
         gap: u64,
         out: &mut Vec<Bytes>,
     ) -> Result<(), Error> {
-        let max = self.location.tuning.request_size;
-        let mut groups: Vec<(Range<u64>, Range<usize>)> = Vec::new();
-        let mut k = 0;
-        while k < ranges.len() {
-            if self.in_head(&ranges[k]).is_some() || ranges[k].is_empty() {
-                k += 1;
-                continue;
-            }
-            let start = ranges[k].start;
-            let mut end = ranges[k].end;
-            let mut j = k + 1;
-            while j < ranges.len() && joins(start..end, &ranges[j], gap, max) {
-                end = end.max(ranges[j].end);
-                j += 1;
-            }
-            groups.push((start..end, k..j));
-            k = j;
-        }
-        let fetches: Vec<_> = groups.iter().map(|(r, _)| self.fetch(r.clone())).collect();
+        let tuning = &self.location.tuning;
+        let plan = coalesce(
+            ranges,
+            |r| self.without_request(r).is_some(),
+            |group, asked, r| joins(group, asked, r, tuning, gap),
+        );
+        let fetches: Vec<_> = plan.groups.iter().map(|r| self.fetch(r.clone())).collect();
         let concurrency = self.location.tuning.concurrency;
         let fetched: Vec<Bytes> = block_on(async move {
             futures_util::stream::iter(fetches)
@@ -578,17 +683,12 @@ impl RemoteSource {
                 .await
         })?;
         out.reserve(ranges.len());
-        let mut g = 0;
-        for (i, r) in ranges.iter().enumerate() {
-            if let Some(bytes) = self.without_request(r) {
-                out.push(bytes);
-                continue;
-            }
-            while !groups[g].1.contains(&i) {
-                g += 1;
-            }
-            let base = groups[g].0.start;
-            out.push(fetched[g].slice((r.start - base) as usize..(r.end - base) as usize));
+        for (k, r) in ranges.iter().enumerate() {
+            let bytes = match plan.group_of[k] {
+                None => self.without_request(r),
+                Some(g) => plan.slice(ranges, k, &fetched[g]),
+            };
+            out.push(bytes.ok_or_else(|| out_of_bounds(r, self.len))?);
         }
         Ok(())
     }

@@ -1,0 +1,383 @@
+//! [`PayloadNotes`]: what the records of one file showed about their payload
+//! (records with top-level fields their message does not have, records that
+//! do not decode, and which other message they look like), as the notes of
+//! docs/FORMAT.md §9.5. The CLI prints them on stderr; the Python package
+//! warns them. One implementation, so that both say the same.
+
+use super::{PayloadKind, PayloadRef, UnknownField};
+use crate::wire::{FieldReader, Value};
+
+/// How a note names the way to see the bytes: the CLI's flag or the Python
+/// argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawHint {
+    /// `--payload raw shows the bytes`.
+    Cli,
+    /// `payload="raw" shows the bytes`.
+    Python,
+}
+
+impl RawHint {
+    fn raw(self) -> &'static str {
+        match self {
+            RawHint::Cli => "--payload raw",
+            RawHint::Python => "payload=\"raw\"",
+        }
+    }
+
+    fn payload(self, kind: PayloadKind) -> String {
+        match self {
+            RawHint::Cli => format!("--payload {}", kind.name()),
+            RawHint::Python => format!("payload=\"{}\"", kind.name()),
+        }
+    }
+}
+
+/// What one input's records showed about their payload: records with
+/// top-level fields their message does not have, and records that do not
+/// decode. [`PayloadNotes::lines`] gives the notes, once per input.
+#[derive(Debug, Clone)]
+pub struct PayloadNotes {
+    kind: PayloadKind,
+    /// Named by the user (not detected).
+    forced: bool,
+    /// Records looked at.
+    records: u64,
+    /// Records with an unknown top-level field, and the first one.
+    unknown: u64,
+    first_unknown: Option<(u64, UnknownField)>,
+    /// The message the first record with an unknown field looks like
+    /// ([`looks_like`]).
+    looks_like: Option<&'static str>,
+    /// Records that did not decode, and the first one.
+    bad: u64,
+    first_bad: Option<u64>,
+    /// Under a payload named by the user: records that decode, but with
+    /// feature names that are not clean text; the first (record id, name),
+    /// and a payload that reads that record with clean names.
+    garbled: u64,
+    first_garbled: Option<(u64, Vec<u8>, Option<PayloadKind>)>,
+}
+
+/// The first feature name of `payload` that is not clean text (not UTF-8,
+/// or holding control characters): the mark of records decoded as the
+/// wrong payload, whose bytes happen to parse. `Err` when it does not
+/// decode.
+fn garbled_name(payload: &PayloadRef<'_>) -> Result<Option<Vec<u8>>, ()> {
+    let clean =
+        |name: &[u8]| std::str::from_utf8(name).is_ok_and(|s| !s.chars().any(char::is_control));
+    if let Some(features) = payload.features() {
+        for named in features.iter() {
+            let named = named.map_err(|_| ())?;
+            if !clean(named.name()) {
+                return Ok(Some(named.name().to_vec()));
+            }
+        }
+    }
+    if let Some(lists) = payload.feature_lists() {
+        for named in lists.iter() {
+            let named = named.map_err(|_| ())?;
+            if !clean(named.name()) {
+                return Ok(Some(named.name().to_vec()));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// A name for a note: quoted, and cut to its first 32 bytes when longer
+/// (a garbled name can be a whole record).
+fn short_name(name: &[u8]) -> String {
+    const SHOWN: usize = 32;
+    match name.get(..SHOWN) {
+        Some(head) if name.len() > SHOWN => {
+            format!("{}... ({} bytes)", crate::names::quoted(head), name.len())
+        }
+        _ => crate::names::quoted(name),
+    }
+}
+
+/// A payload other than `kind` that reads `data` whole, with clean names
+/// (and at least one feature).
+fn reads_cleanly(kind: PayloadKind, data: &[u8], base: u64) -> Option<PayloadKind> {
+    [
+        PayloadKind::Example,
+        PayloadKind::SequenceExample,
+        PayloadKind::OfRecord,
+    ]
+    .into_iter()
+    .filter(|&k| k != kind)
+    .find(|&k| clean_message(k, data, base))
+}
+
+/// Whether `data` reads whole as `kind`, with at least one feature (or
+/// feature list) and every name clean text.
+fn clean_message(kind: PayloadKind, data: &[u8], base: u64) -> bool {
+    let Ok(p) = PayloadRef::parse(kind, data, base) else {
+        return false;
+    };
+    let named = p.features().is_some_and(|f| f.iter().next().is_some())
+        || p.feature_lists().is_some_and(|l| l.iter().next().is_some());
+    named && garbled_name(&p) == Ok(None)
+}
+
+/// The message that `data` (a record that is not the message it was read
+/// as) looks like, when its top-level fields tell: a TensorBoard
+/// `tensorflow.Event` (field 1 a double `wall_time`, field 2 a varint
+/// `step`, fields 3 to 9 length-delimited), or a TensorFlow Ranking
+/// `ExampleListWithContext` (only fields 1, `examples`, and 2, `context`,
+/// each a whole tf.Example with clean feature names). A guess from the
+/// shape of the bytes, not a schema: `None` when neither fits.
+///
+/// ```
+/// use recordwire::view::looks_like;
+///
+/// let mut event = vec![0x09];
+/// event.extend_from_slice(&1.7e9f64.to_le_bytes());
+/// event.extend_from_slice(&[0x10, 0x03]);
+/// assert_eq!(looks_like(&event), Some("TensorBoard tensorflow.Event"));
+/// assert_eq!(looks_like(b"hello world"), None);
+/// ```
+pub fn looks_like(data: &[u8]) -> Option<&'static str> {
+    if is_event(data) {
+        return Some("TensorBoard tensorflow.Event");
+    }
+    if is_elwc(data) {
+        return Some("TensorFlow Ranking ExampleListWithContext (ELWC)");
+    }
+    None
+}
+
+fn is_event(data: &[u8]) -> bool {
+    let mut wall_time = false;
+    for f in FieldReader::new(data, 0, 0) {
+        let Ok(f) = f else { return false };
+        let fits = match (f.number, &f.value) {
+            (1, Value::Fixed64(_)) => {
+                wall_time = true;
+                true
+            }
+            (2, Value::Varint(_)) => true,
+            (3..=9, Value::Len(_)) => true,
+            _ => false,
+        };
+        if !fits {
+            return false;
+        }
+    }
+    wall_time
+}
+
+fn is_elwc(data: &[u8]) -> bool {
+    let mut examples = 0;
+    for f in FieldReader::new(data, 0, 0) {
+        let Ok(f) = f else { return false };
+        match (f.number, &f.value) {
+            (1 | 2, Value::Len(v)) => {
+                if !v.is_empty() && !clean_message(PayloadKind::Example, v, 0) {
+                    return false;
+                }
+                examples += usize::from(f.number == 1);
+            }
+            _ => return false,
+        }
+    }
+    examples > 0
+}
+
+impl PayloadNotes {
+    /// Notes on records read as `kind`; `forced`: named by the user (then
+    /// only the note on garbled names is given).
+    pub fn new(kind: PayloadKind, forced: bool) -> Self {
+        PayloadNotes {
+            kind,
+            forced,
+            records: 0,
+            unknown: 0,
+            first_unknown: None,
+            looks_like: None,
+            bad: 0,
+            first_bad: None,
+            garbled: 0,
+            first_garbled: None,
+        }
+    }
+
+    /// A record that decoded as the chosen payload: looks at its top level.
+    pub fn record(&mut self, id: u64, data: &[u8], base: u64) {
+        self.records += 1;
+        let payload = PayloadRef::new(self.kind, data, base);
+        if let Ok(Some(field)) = payload.unknown_top_field() {
+            self.unknown += 1;
+            if self.first_unknown.is_none() {
+                self.first_unknown = Some((id, field));
+                self.looks_like = looks_like(data);
+            }
+        }
+        // A named payload is not second-guessed by detection: but records
+        // that decode under it only with junk for names say it is wrong.
+        if self.forced && self.kind != PayloadKind::Raw {
+            if let Ok(Some(name)) = garbled_name(&payload) {
+                self.garbled += 1;
+                if self.first_garbled.is_none() {
+                    let other = reads_cleanly(self.kind, data, base);
+                    self.first_garbled = Some((id, name, other));
+                }
+            }
+        }
+    }
+
+    /// A record that did not decode as the chosen payload.
+    pub fn bad(&mut self, id: u64) {
+        self.records += 1;
+        self.bad += 1;
+        self.first_bad.get_or_insert(id);
+    }
+
+    /// Adds what `later` saw (the notes of the records after these, whose
+    /// ids count from `shift`).
+    pub fn absorb(&mut self, later: PayloadNotes, shift: u64) {
+        let shifted = |id: u64| id.saturating_add(shift);
+        self.records += later.records;
+        self.unknown += later.unknown;
+        self.bad += later.bad;
+        self.garbled += later.garbled;
+        if self.first_unknown.is_none() {
+            self.first_unknown = later.first_unknown.map(|(id, f)| (shifted(id), f));
+            self.looks_like = later.looks_like;
+        }
+        if self.first_bad.is_none() {
+            self.first_bad = later.first_bad.map(shifted);
+        }
+        if self.first_garbled.is_none() {
+            self.first_garbled = later
+                .first_garbled
+                .map(|(id, name, other)| (shifted(id), name, other));
+        }
+    }
+
+    /// Records with unknown top-level fields, and the first (record id, field).
+    pub fn unknown(&self) -> (u64, Option<(u64, UnknownField)>) {
+        (self.unknown, self.first_unknown)
+    }
+
+    /// The message the first record with an unknown field looks like
+    /// ([`looks_like`]).
+    pub fn looks_like(&self) -> Option<&'static str> {
+        self.looks_like
+    }
+
+    /// The notes (docs/FORMAT.md §9.5) on the file `name`, without the
+    /// `note: ` the CLI begins each with; `hint` names the way to read the
+    /// bytes raw. None when the payload was named, except the note on
+    /// garbled names.
+    pub fn lines(&self, name: &str, hint: RawHint) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.forced {
+            if let Some((id, bad, Some(other))) = &self.first_garbled {
+                out.push(format!(
+                    "{name}: {} of {} records decode as {} only with feature names that are not text (first: record {id}, name {}), and they read cleanly as {}: is {} right? ({} reads them so)",
+                    self.garbled,
+                    self.records,
+                    self.kind.message(),
+                    short_name(bad),
+                    other.message(),
+                    hint.payload(self.kind),
+                    hint.payload(*other),
+                ));
+            }
+            return out;
+        }
+        let message = self.kind.message();
+        let a = if message.starts_with('O') { "an" } else { "a" };
+        let records = |n: u64| if n == 1 { "record" } else { "records" };
+        let raw = hint.raw();
+        if let Some((id, field)) = self.first_unknown {
+            let like = self
+                .looks_like
+                .map(|m| format!(", they look like {m} messages"))
+                .unwrap_or_default();
+            out.push(format!(
+                "{name}: {} of {} {} hold{} fields {message} does not have (first: field {}, wire type {}, in record {id}): this may not be {a} {message} file{like}; {raw} shows the bytes",
+                self.unknown,
+                self.records,
+                records(self.records),
+                if self.unknown == 1 { "s" } else { "" },
+                field.number,
+                field.wire_type as u8
+            ));
+        }
+        // A damaged record among good ones is damage, not another message.
+        let none_decoded = self.bad == self.records;
+        if let (Some(id), true) = (self.first_bad, none_decoded) {
+            let what = match self.bad {
+                1 => format!("record {id} does not decode as {message}"),
+                n => format!(
+                    "{n} of {} records do not decode as {message} (first: record {id})",
+                    self.records
+                ),
+            };
+            out.push(format!(
+                "{name}: {what}: this may not be {a} {message} file; {raw} shows the bytes"
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{Example, Feature, Features};
+
+    fn example(name: &str) -> Vec<u8> {
+        let features: Features = [(name, Feature::Int64(vec![1, 2]))].into_iter().collect();
+        Example::with_features(features).to_bytes().unwrap()
+    }
+
+    fn len_field(number: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![(number << 3) | 2, body.len() as u8];
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[test]
+    fn an_example_list_with_context_is_told_and_an_example_is_not() {
+        let mut elwc = len_field(1, &example("doc_tokens"));
+        elwc.extend(len_field(1, &example("doc_tokens")));
+        elwc.extend(len_field(2, &example("query_tokens")));
+        assert_eq!(
+            looks_like(&elwc),
+            Some("TensorFlow Ranking ExampleListWithContext (ELWC)")
+        );
+        // Read as a tf.Example, field 2 is unknown: the note says what it looks like.
+        let mut notes = PayloadNotes::new(PayloadKind::Example, false);
+        notes.record(0, &elwc, 0);
+        let lines = notes.lines("f", RawHint::Python);
+        assert_eq!(lines.len(), 1);
+        assert!(
+            lines[0].ends_with(", they look like TensorFlow Ranking ExampleListWithContext (ELWC) messages; payload=\"raw\" shows the bytes"),
+            "{lines:?}"
+        );
+        // A tf.Example, a SequenceExample-like context and raw text are not.
+        assert_eq!(looks_like(&example("label")), None);
+        assert_eq!(looks_like(&len_field(2, b"\x0a\x03abc")), None);
+        assert_eq!(looks_like(b"hello world"), None);
+        // An Event needs its wall_time.
+        assert_eq!(looks_like(&[0x10, 0x03]), None);
+    }
+
+    #[test]
+    fn the_python_hint_names_the_argument() {
+        let mut notes = PayloadNotes::new(PayloadKind::Example, false);
+        notes.bad(3);
+        assert_eq!(
+            notes.lines("f", RawHint::Python),
+            ["f: record 3 does not decode as tf.Example: this may not be a tf.Example file; payload=\"raw\" shows the bytes"]
+        );
+        assert_eq!(
+            notes.lines("f", RawHint::Cli),
+            ["f: record 3 does not decode as tf.Example: this may not be a tf.Example file; --payload raw shows the bytes"]
+        );
+    }
+}

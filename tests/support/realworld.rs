@@ -1,0 +1,49 @@
+//! The real record files (TFX, Lingvo, Waymo, OneFlow, ... as
+//! `../shared/realworld/SOURCES.md` lists them), which live beside the
+//! repository, not in it: the folder `RECORDWIRE_REALWORLD` names (relative
+//! to the repository root when relative), by default
+//! `../shared/realworld/files`. Every test that reads them goes through
+//! [`real_files`]; without them it prints one `SKIP:` line and goes on with
+//! what the repository holds.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The variable that names the folder of the real files.
+pub const VAR: &str = "RECORDWIRE_REALWORLD";
+
+/// Where the real files are looked for: `$RECORDWIRE_REALWORLD`, or
+/// `../shared/realworld/files`, relative to the repository root.
+pub fn dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match std::env::var_os(VAR) {
+        Some(d) if !d.is_empty() => root.join(d),
+        _ => root.join("../shared/realworld/files"),
+    }
+}
+
+/// The real record files, sorted, or `None`, with one visible line saying
+/// they were not read, when their folder is not there. The line goes to the
+/// process's stderr itself, not through `eprintln!`, which the test harness
+/// captures and hides for a test that passes; it names the test (the
+/// harness names each test's thread after it).
+pub fn real_files() -> Option<Vec<String>> {
+    let dir = dir();
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        let test = std::thread::current().name().unwrap_or("?").to_string();
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIP: real files not read: {} missing; set {VAR} ({test})",
+            dir.display()
+        );
+        return None;
+    };
+    let mut files: Vec<String> = entries
+        .map(|e| {
+            let path = e.expect("a readable folder entry").path();
+            path.to_string_lossy().into_owned()
+        })
+        .collect();
+    files.sort();
+    Some(files)
+}
