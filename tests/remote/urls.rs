@@ -155,7 +155,7 @@ fn index_files_in_a_remote_glob_or_named_are_passed_over_with_the_local_note() {
     assert_eq!(got.code, 0, "{}", got.stderr);
     assert_eq!(
         got.stdout,
-        "40\ts3://u-idx/real/examples.tfrecord\n40\ts3://u-idx/real/examples.tfrecord.gz\nTOTAL\t80\n"
+        "40\ts3://u-idx/real/examples.tfrecord\n40\ts3://u-idx/real/examples.tfrecord.gz\n80\ttotal\n"
     );
     assert_eq!(
         got.stderr,
