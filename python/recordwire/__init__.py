@@ -28,7 +28,8 @@ from recordwire._native import (
     Writer,
     __version__,
 )
-from recordwire._spec import FixedLen, FixedLenSequence, VarLen, spec_json
+from recordwire._spec import FixedLen, FixedLenSequence, VarLen
+from recordwire._spec import spec_json as _spec_json
 
 
 def spec(
@@ -40,7 +41,7 @@ def spec(
     """A ``Spec`` from a TensorFlow-style dict (name -> ``FixedLen``/``VarLen``/
     ``FixedLenSequence`` or ``tf.io`` features), with a sequence part for
     SequenceExample."""
-    return Spec.from_json(spec_json(features, payload, sequence))
+    return Spec.from_json(_spec_json(features, payload, sequence))
 
 
 __all__ = [

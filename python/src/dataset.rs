@@ -80,7 +80,7 @@ fn payload_notes(inner: &CoreDataset, forced: bool) -> Vec<String> {
         for r in records.into_iter().flatten() {
             match kind.validate(&r.data, r.data_offset, decode) {
                 Ok(()) => notes.record(r.id - (base - shard.len()), &r.data, r.data_offset),
-                Err(_) => notes.bad(r.id - (base - shard.len())),
+                Err(_) => notes.bad(r.id - (base - shard.len()), &r.data),
             }
         }
         lines.extend(notes.lines(shard.name(), recordwire::view::RawHint::Python));
@@ -118,7 +118,8 @@ pub(crate) fn storage_of(
             value.str()?.to_string()
         } else {
             return Err(PyTypeError::new_err(format!(
-                "storage_options[{key:?}]: a string, a bool or a number, not {}",
+                "storage_options[{}]: a string, a bool or a number, not {}",
+                key.as_str().into_pyobject(value.py())?.repr()?,
                 value.get_type().name()?
             )));
         };
@@ -142,7 +143,15 @@ pub(crate) fn files_of(
             // hidden files, sidecars or other index files), as `write_records`
             // and `recordwire pack` fill one.
             let pattern = one.join("*");
-            return CoreDataset::glob(&pattern).map_err(|e| to_py(&e));
+            let found = CoreDataset::glob(&pattern).map_err(|e| to_py(&e))?;
+            if found.is_empty() {
+                let err = recordwire::Error::usage(
+                    "a directory with no record file (hidden files and index files are not read)",
+                )
+                .with_file(one.display().to_string());
+                return Err(to_py(&err));
+            }
+            return Ok(found);
         }
         // A glob of any kind (local, `file://`, a store's: one listing of
         // the folder), index files left out; no match is a usage_error

@@ -152,8 +152,16 @@ fn feature_of(v: &Bound<'_, PyAny>, ofrecord: bool) -> PyResult<Feature> {
     if let Ok(t) = v.cast::<PyTuple>() {
         return list_feature(&t.to_list());
     }
+    // A numpy scalar that is not a Python int or float already
+    // (`np.float32(1.5)`, `np.int64(3)`, `np.bool_`: a value taken out of an
+    // array) is the one-value array it came from, dtype and all.
+    let numpy = v.py().import("numpy")?;
+    if v.is_instance(&numpy.getattr("generic")?)? {
+        let a = numpy.call_method1("asarray", (v,))?;
+        return array_feature(a.cast::<PyUntypedArray>()?, ofrecord);
+    }
     Err(PyTypeError::new_err(format!(
-        "a feature value is a numpy array, bytes, str, int, float or a list of them, not {}",
+        "a feature value is a numpy array or scalar, bytes, str, int, float or a list of them, not {}",
         v.get_type().name()?
     )))
 }

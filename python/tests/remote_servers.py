@@ -162,7 +162,13 @@ class RangeServer:
                 server_self._sent(end - start)
                 self.wfile.write(data[start:end])
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            # A loader opens dozens of connections at once; the default
+            # listen backlog (5) overflowed, and a connection the kernel
+            # dropped waited out the client's whole retry_timeout (30 s).
+            request_queue_size = 1024
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

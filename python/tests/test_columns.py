@@ -25,8 +25,10 @@ def test_tensorflow_style_specs_match_json():
     assert via_tf["bbox"].row_splits.tolist() == [0, 4, 8, 12]
     spec = recordwire.spec({"label": recordwire.FixedLen([], "int64", default=-1)})
     assert json.loads(spec.to_json())["features"]["label"]["default"] in (-1, [-1])
-    with pytest.raises(ValueError, match="dtype"):
+    # A bad dtype is the JSON spec's invalid_spec (issue 37, point 14).
+    with pytest.raises(recordwire.Error, match="dtype") as e:
         ds.decode(ids, {"label": recordwire.FixedLen((), "complex64")})
+    assert e.value.kind == "invalid_spec"
     with pytest.raises(TypeError):
         ds.decode(ids, {"label": 3})
 

@@ -168,8 +168,10 @@ def test_paths_list_and_glob(tmp_path):
     globbed = recordwire.Dataset(str(tmp_path / "a-*.tfrecord"))
     assert len(globbed) == 2 * len(one)
     assert globbed.files == [str(tmp_path / "a-1.tfrecord"), str(tmp_path / "a-2.tfrecord")]
-    with pytest.raises(ValueError):
+    # As on the command line: a usage_error, not a ValueError (issue 37, point 14).
+    with pytest.raises(recordwire.Error, match="no file matches") as e:
         recordwire.Dataset(str(tmp_path / "zzz-*"))
+    assert e.value.kind == "usage_error"
 
 
 def test_empty_file():

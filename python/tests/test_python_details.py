@@ -58,8 +58,9 @@ def test_a_directory_means_its_record_files(tmp_path):
     assert [int(ds[i]["id"][0]) for i in range(len(ds))] == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(ValueError, match="no record file"):
+    with pytest.raises(recordwire.Error, match="a directory with no record file") as e:
         recordwire.Dataset(str(empty))
+    assert e.value.kind == "usage_error"
 
 
 def signature_text(f):

@@ -218,7 +218,8 @@ def test_file_urls_open_as_their_paths_globs_too(tmp_path):
     (tmp_path / "part-0.tfrecord.idx").write_text("0 10\n")
     base = tmp_path.as_uri()
     ds = recordwire.Dataset(base + "/part-*")
-    assert ds.files == [f"{base}/part-{i}.tfrecord" for i in range(2)]
+    # The glob matches the record files (not the .idx), opened as their paths.
+    assert ds.files == [str(tmp_path / f"part-{i}.tfrecord") for i in range(2)]
     assert len(ds) == 2 * len(recordwire.Dataset(str(tmp_path / "part-0.tfrecord")))
 
 

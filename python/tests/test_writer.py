@@ -230,3 +230,27 @@ def test_a_writer_dropped_unclosed_warns_and_writes_nothing(tmp_path):
         del w
         gc.collect()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lost.tfrecord", "with.tfrecord"]
+
+
+def test_numpy_scalars_are_the_one_value_arrays_they_came_from(tmp_path):
+    values = {
+        "f32": np.float32(1.5),
+        "f64": np.float64(2.5),
+        "i8": np.int8(-3),
+        "i64": np.int64(2**40),
+        "flag": np.bool_(True),
+        "name": np.bytes_(b"abc"),
+    }
+    path = tmp_path / "scalars.tfrecord"
+    with recordwire.Writer(path) as w:
+        w.write(values)
+    got = recordwire.Dataset(str(path))[0]
+    assert got["f32"].dtype == np.float32 and got["f32"].tolist() == [1.5]
+    assert got["f64"].dtype == np.float32 and got["f64"].tolist() == [2.5]
+    assert got["i8"].dtype == np.int64 and got["i8"].tolist() == [-3]
+    assert got["i64"].tolist() == [2**40]
+    assert got["flag"].tolist() == [1]
+    assert list(got["name"]) == [b"abc"]
+    with pytest.raises(TypeError, match="numpy array or scalar.*not object"):
+        with recordwire.Writer(tmp_path / "bad.tfrecord") as w:
+            w.write({"x": object()})

@@ -144,7 +144,7 @@ impl CatWalk {
                             continue;
                         }
                         Err(e) => {
-                            notes.bad(record.id);
+                            notes.bad(record.id, record.data);
                             let err = Error::from(e).with_record(record.id);
                             decode_errors += 1;
                             err

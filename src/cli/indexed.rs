@@ -426,7 +426,7 @@ impl JsonLine<'_> {
             self.strict,
             self.filter,
         ) {
-            notes.bad(record.id);
+            notes.bad(record.id, record.data);
             out.flush()?;
             report(stderr, &record.context(e));
             return Err(Failure::Data);

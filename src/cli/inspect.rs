@@ -219,7 +219,7 @@ fn walk_payloads(
             .validate(record.data, record.data_offset, options)
             .and_then(|()| each(record.data, record.data_offset));
         if let Err(e) = r {
-            notes.bad(record.id);
+            notes.bad(record.id, record.data);
             report(stderr, &record.context(e));
             notes.finish(name, stderr);
             return Err(Failure::Data);

@@ -273,8 +273,8 @@ impl Notes {
     }
 
     /// A record that did not decode as the chosen payload.
-    pub fn bad(&mut self, id: u64) {
-        self.0.bad(id);
+    pub fn bad(&mut self, id: u64, data: &[u8]) {
+        self.0.bad(id, data);
     }
 
     /// Adds what `later` saw (the notes of the records after these, whose

@@ -133,7 +133,7 @@ impl PartVisitor for Checked {
                     return;
                 }
                 Err(e) => {
-                    self.notes.bad(record.id);
+                    self.notes.bad(record.id, record.data);
                     record.context(e)
                 }
             },

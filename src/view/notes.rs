@@ -52,6 +52,8 @@ pub struct PayloadNotes {
     /// Records that did not decode, and the first one.
     bad: u64,
     first_bad: Option<u64>,
+    /// The message the first of them looks like ([`looks_like`]).
+    bad_looks_like: Option<&'static str>,
     /// Under a payload named by the user: records that decode, but with
     /// feature names that are not clean text; the first (record id, name),
     /// and a payload that reads that record with clean names.
@@ -198,6 +200,7 @@ impl PayloadNotes {
             looks_like: None,
             bad: 0,
             first_bad: None,
+            bad_looks_like: None,
             garbled: 0,
             first_garbled: None,
         }
@@ -227,11 +230,17 @@ impl PayloadNotes {
         }
     }
 
-    /// A record that did not decode as the chosen payload.
-    pub fn bad(&mut self, id: u64) {
+    /// A record (`data`) that did not decode as the chosen payload: the
+    /// first one is also asked which other message it looks like (an ELWC
+    /// fails as a tf.Example when its context's bytes do not parse as
+    /// `Features`).
+    pub fn bad(&mut self, id: u64, data: &[u8]) {
         self.records += 1;
         self.bad += 1;
-        self.first_bad.get_or_insert(id);
+        if self.first_bad.is_none() {
+            self.first_bad = Some(id);
+            self.bad_looks_like = looks_like(data);
+        }
     }
 
     /// Adds what `later` saw (the notes of the records after these, whose
@@ -248,6 +257,7 @@ impl PayloadNotes {
         }
         if self.first_bad.is_none() {
             self.first_bad = later.first_bad.map(shifted);
+            self.bad_looks_like = later.bad_looks_like;
         }
         if self.first_garbled.is_none() {
             self.first_garbled = later
@@ -262,9 +272,11 @@ impl PayloadNotes {
     }
 
     /// The message the first record with an unknown field looks like
-    /// ([`looks_like`]).
+    /// ([`looks_like`]), or where every record failed to decode, the first
+    /// of them.
     pub fn looks_like(&self) -> Option<&'static str> {
         self.looks_like
+            .or(self.bad_looks_like.filter(|_| self.bad == self.records))
     }
 
     /// The notes (docs/FORMAT.md §9.5) on the file `name`, without the
@@ -317,8 +329,12 @@ impl PayloadNotes {
                     self.records
                 ),
             };
+            let like = self
+                .bad_looks_like
+                .map(|m| format!(", they look like {m} messages"))
+                .unwrap_or_default();
             out.push(format!(
-                "{name}: {what}: this may not be {a} {message} file; {raw} shows the bytes"
+                "{name}: {what}: this may not be {a} {message} file{like}; {raw} shows the bytes"
             ));
         }
         out
@@ -368,9 +384,45 @@ mod tests {
     }
 
     #[test]
+    fn records_that_fail_as_tf_example_still_say_what_they_look_like() {
+        // As tfrbert_elwc_test.tfrecord: every record fails as a tf.Example
+        // (the context's bytes are no `Features`), yet each is an ELWC.
+        let mut elwc = len_field(1, &example("doc_tokens"));
+        elwc.extend(len_field(2, &example("query_tokens")));
+        let mut notes = PayloadNotes::new(PayloadKind::Example, false);
+        notes.bad(0, &elwc);
+        notes.bad(1, b"not a message");
+        let elwc_name = "TensorFlow Ranking ExampleListWithContext (ELWC)";
+        assert_eq!(notes.looks_like(), Some(elwc_name));
+        assert_eq!(
+            notes.lines("f", RawHint::Cli),
+            [format!("f: 2 of 2 records do not decode as tf.Example (first: record 0): this may not be a tf.Example file, they look like {elwc_name} messages; --payload raw shows the bytes")]
+        );
+        // Carried over from a later part, as the first of the whole.
+        let mut first = PayloadNotes::new(PayloadKind::Example, false);
+        first.bad(0, b"x");
+        let mut later = PayloadNotes::new(PayloadKind::Example, false);
+        later.bad(0, &elwc);
+        first.absorb(later, 1);
+        assert_eq!(
+            first.looks_like(),
+            None,
+            "the first bad record is the one asked"
+        );
+        let mut empty = PayloadNotes::new(PayloadKind::Example, false);
+        empty.absorb(notes, 5);
+        assert_eq!(empty.looks_like(), Some(elwc_name));
+        // A damaged record among good ones is damage: nothing is said of it.
+        let mut mixed = PayloadNotes::new(PayloadKind::Example, false);
+        mixed.record(0, &example("label"), 0);
+        mixed.bad(1, &elwc);
+        assert_eq!(mixed.looks_like(), None);
+    }
+
+    #[test]
     fn the_python_hint_names_the_argument() {
         let mut notes = PayloadNotes::new(PayloadKind::Example, false);
-        notes.bad(3);
+        notes.bad(3, b"");
         assert_eq!(
             notes.lines("f", RawHint::Python),
             ["f: record 3 does not decode as tf.Example: this may not be a tf.Example file; payload=\"raw\" shows the bytes"]
