@@ -26,4 +26,5 @@ mod layers;
 mod many_files;
 mod mixed_shards;
 mod payload_notes;
+mod realworld_absent;
 mod threaded_verify;

@@ -47,3 +47,32 @@ pub fn real_files() -> Option<Vec<String>> {
     files.sort();
     Some(files)
 }
+
+/// Runs the tests named `tests` (full names, `module::test`) of this very
+/// test binary once more, in a child process whose `RECORDWIRE_REALWORLD`
+/// names a folder that is not there, as on a clone without `../shared`:
+/// each must pass, and each must say in one `SKIP:` line that it did not
+/// read the real files.
+pub fn rerun_without_real_files(tests: &[&str]) {
+    let missing = tempfile::tempdir().unwrap().path().join("no-real-files");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(tests)
+        .arg("--exact")
+        .env(VAR, &missing)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("test result: ok. {} passed", tests.len())),
+        "{stdout}"
+    );
+    for test in tests {
+        let line = format!(
+            "SKIP: real files not read: {} missing; set {VAR} ({test})",
+            missing.display()
+        );
+        assert!(stderr.contains(&line), "no line {line:?} in:\n{stderr}");
+    }
+}
