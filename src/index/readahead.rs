@@ -4,7 +4,7 @@
 use std::io;
 use std::ops::Range;
 
-use super::Index;
+use super::table::Index;
 
 /// Something mapped that can take access advice (`madvise`) for its bytes:
 /// a memory map ([`memmap2::Mmap`], on Unix), or a type that holds one.
