@@ -856,7 +856,7 @@ fn decode_ids_and_decode_from_read_files_and_stop_at_the_first_bad_read() {
         .unwrap();
     }
     w.finish().unwrap();
-    let dataset = crate::index::Dataset::open([&path], &Default::default()).unwrap();
+    let dataset = crate::dataset::Dataset::open([&path], &Default::default()).unwrap();
     let spec = Spec::example(vec![FeatureSpec::var_len("x", DType::Int64)]).unwrap();
     let mut batch = Batch::new();
     let decoder = Decoder::new(2);

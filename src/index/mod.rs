@@ -1,5 +1,6 @@
 //! Offset index (docs/FORMAT.md §6): record id → frame offset, its file formats,
-//! random access, and datasets of many files.
+//! and random access through it. The datasets that open files with their
+//! indexes are [`crate::dataset`]'s.
 //!
 //! An [`Index`] holds, for the `n` records of a data file, the offset of each
 //! record's frame and the end of the last one (`n + 1` offsets). With it,
@@ -25,8 +26,6 @@
 //! - **Random access** ([`Index::get`], [`Index::get_many`]): a borrowed
 //!   [`Record`](crate::frame::Record), its length taken from the frame header
 //!   and checked against the index.
-//! - **Datasets** ([`Dataset`]): shards of one id space, each with its own
-//!   index (its sidecar when current, else built in memory).
 //! - **Readahead** ([`Readahead`]): advice to the kernel that follows an order.
 //!
 //! An index that does not match its data file is never used: the error has
@@ -64,43 +63,27 @@
 
 mod access;
 mod build;
-mod dataset;
 mod fingerprint;
 mod gz;
 mod interchange;
 mod native;
 pub mod pad;
 mod readahead;
-#[cfg(feature = "remote")]
-mod remote;
-mod shard;
 mod skip;
 mod table;
 
-#[cfg(feature = "cli")]
-pub(crate) use dataset::{has_wildcard, index_file_at, matches as glob_matches};
-pub use dataset::{Dataset, MixedPayloads};
+pub(crate) use access::MAX_BATCH;
 pub use gz::{
     Checkpoint, GzCache, GzIndex, GzSource, DEFAULT_SPACING, GZ_HEADER_LEN, GZ_MAGIC, GZ_POINT_LEN,
     GZ_VERSION, MIN_SPACING, SPAN_STRIDE,
 };
-pub use shard::{IndexOrigin, Scratch, Shard};
-pub use skip::Skipped;
-
-/// The compressed shards of a [`Dataset`]: a [`Shard`] reads GZIP and ZLIB
-/// files through their checkpoint indexes itself.
-#[deprecated(note = "a Shard reads compressed files itself: use Shard")]
-pub type GzShard = Shard;
-/// Datasets of compressed files: a [`Dataset`] holds any mix of plain and
-/// compressed shards.
-#[deprecated(note = "a Dataset holds compressed shards itself: use Dataset")]
-pub type GzDataset = Dataset;
 pub use interchange::{index_file_format, IndexFormat, INDEX_SNIFF_LEN};
 pub use native::{
     sidecar_path, NATIVE_HEADER_LEN, NATIVE_MAGIC, NATIVE_VERSION, SIDECAR_EXTENSION,
 };
 pub use pad::is_pad;
 pub use readahead::{Access, Advise, Readahead};
+pub use skip::Skipped;
 pub(crate) use table::stale;
 pub use table::Index;
 

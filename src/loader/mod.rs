@@ -50,7 +50,7 @@
 //! use std::sync::Arc;
 //! use recordwire::batch::{DType, FeatureSpec, Spec};
 //! use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
-//! use recordwire::index::Dataset;
+//! use recordwire::dataset::Dataset;
 //! use recordwire::loader::{Loader, LoaderOptions};
 //!
 //! # let dir = tempfile::tempdir()?;
@@ -91,9 +91,9 @@ pub use pool::PoolStats;
 use pool::{Pool, Slot};
 
 use crate::batch::{Batch, Decoder, Spec};
+use crate::dataset::{Dataset, MixedPayloads, Scratch};
 use crate::error::Error;
 use crate::frame::OwnedRecord;
-use crate::index::{Dataset, MixedPayloads, Scratch};
 use crate::order::{Order, OrderError, OrderSpec};
 
 /// How a [`Loader`] cuts, orders and reads ahead.

@@ -23,6 +23,8 @@ const LAYERS: &[&[&str]] = &[
     &["view", "io", "order"],
     &["batch"],
     &["index"],
+    // Record files opened with their indexes, and datasets of them.
+    &["dataset"],
     // The loader reads a dataset's batches ahead on threads.
     &["loader"],
     &["encode"],

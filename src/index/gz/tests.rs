@@ -343,7 +343,7 @@ proptest! {
 
 #[test]
 fn one_dataset_of_plain_and_compressed_shards_reads_as_the_plain_one() {
-    use crate::index::{Dataset, Scratch};
+    use crate::dataset::{Dataset, Scratch};
     use crate::order::{Mode, OrderSpec};
     let dir = tempfile::tempdir().unwrap();
     let (mut plain_paths, mut mixed_paths) = (Vec::new(), Vec::new());
@@ -435,7 +435,7 @@ fn one_dataset_of_plain_and_compressed_shards_reads_as_the_plain_one() {
 
 #[test]
 fn a_compressed_shard_inflates_each_span_once_in_a_span_aware_epoch() {
-    use crate::index::{Dataset, Shard};
+    use crate::dataset::{Dataset, Shard};
     use crate::order::{Mode, OrderSpec};
     let dir = tempfile::tempdir().unwrap();
     let recs = records(5000, 700, 21);

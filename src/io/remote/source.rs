@@ -97,7 +97,7 @@ type SpanKey = (u64, u64);
 /// one object's (the `span_cache` storage option), or one shared by several
 /// objects, so that a loader's order over many shards keeps a bounded
 /// number of spans in all ([`SpanCache::new`],
-/// [`Dataset::keep_spans`](crate::index::Dataset::keep_spans)).
+/// [`Dataset::keep_spans`](crate::dataset::Dataset::keep_spans)).
 #[derive(Clone, Debug)]
 pub struct SpanCache(Arc<Mutex<Spans>>);
 

@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::shard::Scratch;
-use super::{Access, Shard, SIDECAR_EXTENSION};
+use super::shard::{Scratch, Shard};
 use crate::error::Error;
 use crate::frame::{OwnedRecord, ReadOptions};
+use crate::index::{index_file_format, Access, IndexFormat, INDEX_SNIFF_LEN, SIDECAR_EXTENSION};
 use crate::io::OpenOptions;
 use crate::order::{Mode, Order, OrderError, OrderSpec};
 use crate::view::PayloadKind;
@@ -17,7 +17,7 @@ use crate::view::PayloadKind;
 ///
 /// ```
 /// use recordwire::frame::{file_of, Framing};
-/// use recordwire::index::Dataset;
+/// use recordwire::dataset::Dataset;
 /// use recordwire::io::OpenOptions;
 ///
 /// let dir = tempfile::tempdir()?;
@@ -104,7 +104,7 @@ impl Dataset {
     /// Index files are left out: sidecars (`*.rwindex`) by name, unless the
     /// pattern itself ends with `.rwindex`, and every index recordwire
     /// writes (native, DALI text, raw offset table) by its first bytes
-    /// ([`index_file_format`](super::index_file_format)), so that a DALI
+    /// ([`index_file_format`](crate::index::index_file_format)), so that a DALI
     /// `FILE.idx` beside `FILE` does not join `train-*`. No match gives an
     /// empty list.
     ///
@@ -295,7 +295,7 @@ impl Dataset {
     ///
     /// ```
     /// use recordwire::frame::{file_of, Framing};
-    /// use recordwire::index::Dataset;
+    /// use recordwire::dataset::Dataset;
     /// use recordwire::io::OpenOptions;
     /// use recordwire::order::{Mode, OrderSpec};
     ///
@@ -524,7 +524,7 @@ impl Dataset {
 /// The order of the ids of `shards` (one id space, in this order) for
 /// `spec`: see [`Dataset::order`].
 pub(crate) fn order_of(shards: &[Shard], spec: OrderSpec) -> Result<Order, OrderError> {
-    let stride = super::gz::SPAN_STRIDE;
+    let stride = crate::index::SPAN_STRIDE;
     let any_compressed = shards.iter().any(Shard::is_compressed);
     let (by_span, spec) = match spec.mode {
         Mode::PageAware { page_size: 0 } if any_compressed => (
@@ -604,7 +604,7 @@ fn wildcard<T: PartialEq + Copy>(pattern: &[T], name: &[T], star: T, one: T) -> 
     pattern[p..].iter().all(|&c| c == star)
 }
 
-/// Whether the file at `path` is an index file ([`super::index_file_format`]);
+/// Whether the file at `path` is an index file ([`index_file_format`]);
 /// a file that cannot be read is not (opening it will say why).
 fn is_index_file(path: &Path) -> bool {
     local_index_file_at(path).is_some()
@@ -616,7 +616,7 @@ fn is_index_file(path: &Path) -> bool {
 /// Of a remote object only one named as `recordwire index` names an index
 /// (`.rwindex`, `.idx`, `.offsets`) is looked at (its first bytes, one
 /// request), so that a dataset's shards cost no request more.
-pub(crate) fn index_file_at(path: &Path, storage: &Storage) -> Option<super::IndexFormat> {
+pub(crate) fn index_file_at(path: &Path, storage: &Storage) -> Option<IndexFormat> {
     #[cfg(feature = "remote")]
     {
         use crate::io::remote;
@@ -633,9 +633,9 @@ pub(crate) fn index_file_at(path: &Path, storage: &Storage) -> Option<super::Ind
             }
             let object = remote::RemoteSource::open(url, storage).ok()?;
             let len = crate::io::ByteSource::len(&object);
-            let sniff = len.min(super::INDEX_SNIFF_LEN as u64);
+            let sniff = len.min(INDEX_SNIFF_LEN as u64);
             let head = object.in_head(&(0..sniff))?;
-            return super::index_file_format(name, &head, len);
+            return index_file_format(name, &head, len);
         }
     }
     let _ = storage;
@@ -643,14 +643,14 @@ pub(crate) fn index_file_at(path: &Path, storage: &Storage) -> Option<super::Ind
 }
 
 /// [`index_file_at`] for a local path.
-fn local_index_file_at(path: &Path) -> Option<super::IndexFormat> {
+fn local_index_file_at(path: &Path) -> Option<IndexFormat> {
     use std::io::Read;
     let mut file = std::fs::File::open(path).ok()?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return None;
     }
     let len = file.metadata().map_or(0, |m| m.len());
-    let mut head = vec![0u8; super::INDEX_SNIFF_LEN];
+    let mut head = vec![0u8; INDEX_SNIFF_LEN];
     let mut filled = 0;
     while filled < head.len() {
         match file.read(&mut head[filled..]) {
@@ -662,7 +662,7 @@ fn local_index_file_at(path: &Path) -> Option<super::IndexFormat> {
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
-    super::index_file_format(&name, &head[..filled], len)
+    index_file_format(&name, &head[..filled], len)
 }
 
 #[cfg(test)]

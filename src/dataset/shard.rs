@@ -8,11 +8,13 @@ use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 
-use super::gz::{GzIndex, GzSource, DEFAULT_SPACING, GZ_MAGIC};
-use super::{sidecar_path, stale, Access, Advise, Index, IndexFormat, Skipped};
 use crate::error::Error;
 use crate::frame::{
     explain_first_frame, Basis, ErrorPolicy, Framing, OwnedRecord, ReadOptions, Record,
+};
+use crate::index::{
+    sidecar_path, stale, Access, Advise, GzIndex, GzSource, Index, IndexFormat, Skipped,
+    DEFAULT_SPACING, GZ_MAGIC, MAX_BATCH, SPAN_STRIDE,
 };
 use crate::io::{
     framing_hint, resolve, ByteSource, Compression, FileSource, MemorySource, OpenOptions,
@@ -54,7 +56,7 @@ pub enum IndexOrigin {
 /// ```
 /// use recordwire::encode::{RecordWriter, WriterOptions};
 /// use recordwire::frame::Framing;
-/// use recordwire::index::Shard;
+/// use recordwire::dataset::Shard;
 /// use recordwire::io::Compression;
 ///
 /// let dir = tempfile::tempdir()?;
@@ -591,11 +593,11 @@ impl Shard {
     pub(crate) fn order_inputs(&self, by_span: bool) -> (std::borrow::Cow<'_, [u64]>, u64) {
         match (self.gz_index(), by_span) {
             (Some(gz), true) => {
-                let size = gz.checkpoints().len() as u64 * super::gz::SPAN_STRIDE;
+                let size = gz.checkpoints().len() as u64 * SPAN_STRIDE;
                 (gz.span_offsets().into(), size)
             }
             (None, true) => {
-                let stride = super::gz::SPAN_STRIDE;
+                let stride = SPAN_STRIDE;
                 let spans = self
                     .index
                     .starts()
@@ -610,12 +612,12 @@ impl Shard {
     }
 
     /// The order of this shard's records for `spec` (as a one-shard
-    /// [`Dataset::order`](super::Dataset::order)).
+    /// [`Dataset::order`](super::set::Dataset::order)).
     pub fn order(
         &self,
         spec: crate::order::OrderSpec,
     ) -> Result<crate::order::Order, crate::order::OrderError> {
-        super::dataset::order_of(std::slice::from_ref(self), spec)
+        super::set::order_of(std::slice::from_ref(self), spec)
     }
 
     /// Record `id` of this file, owning its bytes; `Ok(None)` past the end.
@@ -704,8 +706,8 @@ impl Shard {
                 })
                 .map_err(|e| e.with_file(Arc::clone(&self.name)));
         }
-        for (chunk_no, chunk) in ids.chunks(super::access::MAX_BATCH).enumerate() {
-            let at = chunk_no * super::access::MAX_BATCH;
+        for (chunk_no, chunk) in ids.chunks(MAX_BATCH).enumerate() {
+            let at = chunk_no * MAX_BATCH;
             self.index.sort_by_offset(chunk, &mut scratch.order);
             scratch.ranges.clear();
             for &p in &scratch.order {
@@ -785,7 +787,7 @@ impl Shard {
 }
 
 /// The scratch memory of [`Shard::get_many`] and
-/// [`Dataset::get_many`](super::Dataset::get_many): kept by the reader and
+/// [`Dataset::get_many`](super::set::Dataset::get_many): kept by the reader and
 /// reused from batch to batch, so that a warm batch allocates nothing.
 #[derive(Debug, Default)]
 pub struct Scratch {
