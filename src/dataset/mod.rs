@@ -14,13 +14,17 @@
 //!
 //! The index itself and its file formats are [`crate::index`]'s.
 
+mod glob;
+mod open;
+mod order;
 #[cfg(feature = "remote")]
 mod remote;
 mod set;
 mod shard;
+mod stored;
 
 #[cfg(feature = "cli")]
-pub(crate) use set::{has_wildcard, index_file_at, matches as glob_matches};
+pub(crate) use glob::{has_wildcard, index_file_at, matches as glob_matches};
 pub use set::{Dataset, MixedPayloads};
 pub use shard::{IndexOrigin, Scratch, Shard};
 
@@ -32,3 +36,7 @@ pub type GzShard = Shard;
 /// compressed shards.
 #[deprecated(note = "a Dataset holds compressed shards itself: use Dataset")]
 pub type GzDataset = Dataset;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

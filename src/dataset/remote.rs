@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::shard::{IndexFile, Stored};
 use super::shard::{IndexOrigin, Shard};
+use super::stored::{IndexFile, Stored};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
 use crate::index::SIDECAR_EXTENSION;
