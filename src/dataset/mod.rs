@@ -24,7 +24,9 @@ mod shard;
 mod stored;
 
 #[cfg(feature = "cli")]
-pub(crate) use glob::{has_wildcard, index_file_at, matches as glob_matches};
+pub(crate) use glob::index_file_at;
+#[cfg(all(feature = "cli", feature = "remote"))]
+pub(crate) use glob::{has_wildcard, matches as glob_matches};
 pub use set::{Dataset, MixedPayloads};
 pub use shard::{IndexOrigin, Scratch, Shard};
 

@@ -41,7 +41,9 @@ pub mod remote;
 mod source;
 mod stream;
 
-pub(crate) use byte_source::{coalesce, out_of_bounds};
+#[cfg(feature = "remote")]
+pub(crate) use byte_source::coalesce;
+pub(crate) use byte_source::out_of_bounds;
 pub use byte_source::{ByteSource, FileSource, MemorySource};
 pub(crate) use compress::read_error as compress_read_error;
 pub use compress::{decoder, Inflater, ZlibReader};
