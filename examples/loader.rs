@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use recordwire::index::Dataset;
+use recordwire::dataset::Dataset;
 use recordwire::io::OpenOptions;
 use recordwire::order::{Mode, OrderSpec};
 use recordwire::view::ExampleRef;

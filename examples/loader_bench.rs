@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use recordwire::batch::{Batch, Decoder, Spec, SpecInference};
-use recordwire::index::Dataset;
+use recordwire::dataset::Dataset;
 use recordwire::io::OpenOptions;
 use recordwire::loader::{Loader, LoaderOptions};
 use recordwire::order::OrderSpec;

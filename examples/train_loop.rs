@@ -30,7 +30,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use recordwire::batch::{Batch, Spec, SpecInference};
-use recordwire::index::Dataset;
+use recordwire::dataset::Dataset;
 use recordwire::io::OpenOptions;
 use recordwire::loader::{LoadedBatch, Loader, LoaderOptions, LoaderState};
 use recordwire::order::{Mode, OrderSpec};

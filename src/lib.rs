@@ -41,7 +41,7 @@
 //!
 //! ```
 //! use recordwire::batch::{Batch, Decoder, Spec};
-//! use recordwire::index::Dataset;
+//! use recordwire::dataset::Dataset;
 //!
 //! let dataset = Dataset::open(["testdata/ref/small.tfrecord"], &Default::default())?;
 //! // The JSON `recordwire inspect --spec` prints for this file.
@@ -116,13 +116,18 @@
 //!   several ([`batch::Decoder`]), from records or any
 //!   [`batch::RecordSource`]: a pure function of records and a spec.
 //! - [`index`]: the offset index (record id to frame offset), its native file
-//!   used in place from a memory map, the interchange formats, and datasets
-//!   ([`index::Dataset`]): shards of any kind (plain, GZIP/ZLIB through
-//!   checkpoint indexes) as one id space, with their orders, handing out
-//!   records that own their bytes ([`frame::OwnedRecord`]). Beside it,
-//!   `arrow` (feature `arrow`, part of `export`): the one mapping of a
-//!   decoded batch to an Arrow schema and record batch, used by `export`'s
-//!   Parquet and the Python package's `decode(to="arrow")`.
+//!   used in place from a memory map, the interchange formats, and the
+//!   checkpoint indexes of GZIP/ZLIB files.
+//! - [`dataset`]: shards ([`dataset::Shard`]) of any kind (plain, GZIP/ZLIB
+//!   through checkpoint indexes, remote objects) opened with their indexes,
+//!   and datasets ([`dataset::Dataset`]): shards as one id space, with their
+//!   orders, handing out records that own their bytes
+//!   ([`frame::OwnedRecord`]). Beside it, `arrow` (feature `arrow`, part of
+//!   `export`): the one mapping of a decoded batch to an Arrow schema and
+//!   record batch, used by `export`'s Parquet and the Python package's
+//!   `decode(to="arrow")`.
+//! - [`loader`]: batches of an epoch's order read and decoded ahead on
+//!   threads, for a training loop.
 //! - [`encode`]: owned messages, encoders that write exactly the bytes of
 //!   protobuf's `SerializeToString`, and record writers that never leave a
 //!   half-written file.
@@ -171,6 +176,7 @@ pub mod arrow;
 pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod dataset;
 mod deflate;
 pub mod dump;
 pub mod encode;
@@ -197,6 +203,6 @@ mod test_util;
 pub use error::{DecodeError, DecodeReason, Error, ErrorKind, Result};
 
 /// The owned, shared byte buffer of [`io::RecordFile::record_bytes`] and
-/// [`index::Shard::get`] (the data of a [`frame::OwnedRecord`]), re-exported so that users need no `bytes`
+/// [`dataset::Shard::get`] (the data of a [`frame::OwnedRecord`]), re-exported so that users need no `bytes`
 /// dependency of their own.
 pub use bytes::Bytes;

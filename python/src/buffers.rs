@@ -19,7 +19,7 @@ use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyMemoryView, PySlice};
 use recordwire::batch::AlignedBuf;
-use recordwire::index::Dataset as CoreDataset;
+use recordwire::dataset::Dataset as CoreDataset;
 
 /// The bytes of one data file, kept alive for the views of it.
 #[pyclass(frozen, module = "recordwire._native")]

@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use recordwire::batch::Spec as CoreSpec;
 use recordwire::batch::{Column, DType, Layout};
-use recordwire::index::Dataset as CoreDataset;
+use recordwire::dataset::Dataset as CoreDataset;
 use recordwire::loader::{LoadedBatch, Loader as CoreLoader, LoaderOptions, LoaderState};
 use recordwire::names::OptionName;
 

@@ -131,7 +131,7 @@ impl Decoder {
     /// #     w.write_record(&Example::with_features(f).to_bytes()?)?;
     /// # }
     /// # w.finish()?;
-    /// let dataset = recordwire::index::Dataset::open(&[&path], &Default::default())?;
+    /// let dataset = recordwire::dataset::Dataset::open(&[&path], &Default::default())?;
     /// let spec = Spec::example(vec![FeatureSpec::fixed_len("label", DType::Int64, &[])])?;
     /// let mut batch = Batch::new();
     /// Decoder::new(1).decode_ids(&dataset, &[7, 2, 9], &spec, &mut batch)?;

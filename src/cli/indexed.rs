@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use super::filter::Wanted;
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
+use crate::dataset::{Dataset, IndexOrigin, Shard};
 use crate::error::Error;
 use crate::frame::{shift_record, ErrorPolicy, PartVisitor, Record, Split};
-use crate::index::{sidecar_path, Dataset, Index, IndexFormat, IndexOrigin, Shard};
+use crate::index::{sidecar_path, Index, IndexFormat};
 use crate::io::{OpenOptions, RecordFile, Source};
 
 pub(super) fn fatal(e: Error) -> Failure {

@@ -12,7 +12,7 @@ use crate::index::IndexFormat;
 /// `command` when it is given other record files too, with a note on stderr
 /// for each; an index file with no record file beside it (given alone, or
 /// among index files only) is a usage error that names it. Local files,
-/// `file://` URLs and remote objects alike ([`crate::index::index_file_at`]).
+/// `file://` URLs and remote objects alike ([`crate::dataset::index_file_at`]).
 pub(super) fn pass_over_index_files(
     command: &mut Command,
     stderr: &mut dyn Write,
@@ -55,7 +55,7 @@ pub(super) fn expand_remote_globs(command: &mut Command) -> Result<(), Failure> 
         _ => return Ok(()),
     };
     let is_url_glob =
-        |f: &Path| (is_remote(f) || file_url_path(f).is_some()) && crate::index::has_wildcard(f);
+        |f: &Path| (is_remote(f) || file_url_path(f).is_some()) && crate::dataset::has_wildcard(f);
     if !files.iter().any(|f| is_url_glob(f.as_path())) {
         return Ok(());
     }
@@ -66,7 +66,7 @@ pub(super) fn expand_remote_globs(command: &mut Command) -> Result<(), Failure> 
             expanded.push(file);
             continue;
         }
-        let found = crate::index::glob_matches(&file, &options)
+        let found = crate::dataset::glob_matches(&file, &options)
             .map_err(|e| Failure::Fatal(e, super::EXIT_USAGE))?;
         expanded.extend(found);
     }
@@ -85,7 +85,7 @@ fn index_format(path: &Path, read: &args::ReadArgs) -> Option<IndexFormat> {
         let storage = {
             let _ = read;
         };
-        crate::index::index_file_at(path, &storage)
+        crate::dataset::index_file_at(path, &storage)
     }
 }
 

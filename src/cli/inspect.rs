@@ -771,7 +771,7 @@ pub(super) fn infer_spec(
         let (inference, first_kind, first_name) =
             inference.get_or_insert_with(|| (SpecInference::new(payload), payload, name.clone()));
         if payload != *first_kind {
-            let mixed = crate::index::MixedPayloads {
+            let mixed = crate::dataset::MixedPayloads {
                 first: (first_name.clone(), *first_kind),
                 other: (name, payload),
             };

@@ -172,11 +172,11 @@ impl ReadArgs {
 impl ReadArgs {
     /// The payload of a shard opened for random access (plain or
     /// compressed), chosen as [`Self::open_payload`] does, from its first
-    /// records ([`Shard::sniff`](crate::index::Shard::sniff)); the shard is
+    /// records ([`Shard::sniff`](crate::dataset::Shard::sniff)); the shard is
     /// then read as it.
     pub(crate) fn payload_of_shard(
         &self,
-        shard: &mut crate::index::Shard,
+        shard: &mut crate::dataset::Shard,
         stderr: &mut dyn Write,
     ) -> Chosen {
         let chosen = match (self.payload.get(), shard.framing()) {

@@ -39,12 +39,12 @@ pub struct Record<'a> {
     pub data: &'a [u8],
     /// The file it was read from, when the reader knows it (a
     /// [`RecordFile`](crate::io::RecordFile), a [`Source`](crate::io::Source),
-    /// a [`Dataset`](crate::index::Dataset), or [`Records::with_file`]).
+    /// a [`Dataset`](crate::dataset::Dataset), or [`Records::with_file`]).
     pub file: Option<&'a Arc<str>>,
 }
 
 /// A record that owns (a share of) its bytes: what a
-/// [`Dataset`](crate::index::Dataset) hands out. Its `data` is a
+/// [`Dataset`](crate::dataset::Dataset) hands out. Its `data` is a
 /// [`Bytes`](bytes::Bytes) that keeps its source alive (a slice of a
 /// file's memory map, or of an inflated span of a compressed file): no
 /// copy, `Send + 'static`, so that it can outlive the dataset and move to

@@ -1,6 +1,6 @@
 //! Random access through an index.
 
-use super::{stale, Index};
+use super::table::{stale, Index};
 use crate::error::Error;
 use crate::frame::{is_pad, parse_frame, FrameError, ReadOptions, Record, Status};
 

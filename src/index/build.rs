@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use super::fingerprint::{Sampler, EDGE};
-use super::Index;
+use super::table::Index;
 use crate::error::Error;
 use crate::frame::{is_pad, parse_frame, Framing, ReadOptions, Status};
 use crate::io::{decoder, resolve, OpenOptions, StreamRecords};

@@ -8,7 +8,7 @@ use std::io::{BufWriter, Write};
 
 use bytes::Bytes;
 
-use super::{stale, Index};
+use super::table::{stale, Index};
 use crate::error::Error;
 use crate::frame::{is_pad, parse_frame, Framing, ReadOptions, Status};
 use crate::names::OptionName;
@@ -52,7 +52,7 @@ impl IndexFormat {
     /// assert_eq!(IndexFormat::detect(&131u64.to_le_bytes()), IndexFormat::Lirs);
     /// ```
     pub fn detect(content: &[u8]) -> IndexFormat {
-        if content.starts_with(&super::NATIVE_MAGIC) {
+        if content.starts_with(&super::native::NATIVE_MAGIC) {
             IndexFormat::Native
         } else if content
             .iter()
@@ -99,7 +99,7 @@ pub const INDEX_SNIFF_LEN: usize = 4096;
 /// ```
 pub fn index_file_format(name: &str, head: &[u8], len: u64) -> Option<IndexFormat> {
     let head = &head[..head.len().min(INDEX_SNIFF_LEN)];
-    if head.starts_with(&super::NATIVE_MAGIC) || head.starts_with(&super::GZ_MAGIC) {
+    if head.starts_with(&super::native::NATIVE_MAGIC) || head.starts_with(&super::gz::GZ_MAGIC) {
         return Some(IndexFormat::Native);
     }
     if let Some(header) = head.first_chunk::<{ crate::frame::TFRECORD_HEADER_LEN }>() {

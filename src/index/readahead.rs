@@ -4,7 +4,7 @@
 use std::io;
 use std::ops::Range;
 
-use super::Index;
+use super::table::Index;
 
 /// Something mapped that can take access advice (`madvise`) for its bytes:
 /// a memory map ([`memmap2::Mmap`], on Unix), or a type that holds one.
@@ -105,8 +105,8 @@ impl Advise for memmap2::Mmap {
 }
 
 /// How the records of a mapped data file are about to be read, for the
-/// kernel's readahead ([`Shard::advise`](super::Shard::advise),
-/// [`Dataset::advise`](super::Dataset::advise)).
+/// kernel's readahead ([`Shard::advise`](crate::dataset::Shard::advise),
+/// [`Dataset::advise`](crate::dataset::Dataset::advise)).
 ///
 /// Reading by id in a shuffled order wants [`Access::Random`]: without it a
 /// cold read of one record makes the kernel read ahead a window of pages

@@ -1,7 +1,7 @@
 //! Indexing a damaged file under [`ErrorPolicy::Skip`]: the offsets of the
 //! valid records, and the byte ranges passed over.
 
-use super::Index;
+use super::table::{Index, FLAG_SKIPS};
 use crate::error::{Error, ErrorKind};
 use crate::frame::{is_pad, records, ErrorPolicy, Framing, ReadOptions};
 
@@ -115,7 +115,7 @@ impl Index {
         offsets.shrink_to_fit();
         let mut index = Index::from_offsets(framing, offsets, buf, verify_crcs, pads);
         if !skipped.is_empty() {
-            index.flags |= super::FLAG_SKIPS;
+            index.flags |= FLAG_SKIPS;
         }
         Ok((index, skipped))
     }

@@ -6,7 +6,7 @@ use bytes::Bytes;
 use proptest::prelude::*;
 
 use super::*;
-use crate::frame::{file_of, records, tfrecord_frame, write_frame, ReadOptions};
+use crate::frame::{file_of, records, tfrecord_frame, write_frame, Framing, ReadOptions};
 use crate::index::pad::{is_pad, pad_frame};
 use crate::io::{Compression, OpenOptions};
 

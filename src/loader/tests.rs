@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use super::{LoadedBatch, Loader, LoaderError, LoaderOptions, LoaderState};
 use crate::batch::{Batch, DType, Decoder, FeatureSpec, Spec};
+use crate::dataset::Dataset;
 use crate::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
 use crate::frame::Framing;
-use crate::index::Dataset;
 use crate::io::OpenOptions;
 use crate::order::{Mode, OrderSpec, Tail};
 

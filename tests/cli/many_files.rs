@@ -58,7 +58,7 @@ fn index_takes_several_files_each_with_its_sidecar() {
 
 #[test]
 fn order_over_several_files_is_the_datasets_order() {
-    use recordwire::index::Dataset;
+    use recordwire::dataset::Dataset;
     use recordwire::io::OpenOptions;
     use recordwire::order::{Mode, OrderSpec, Tail};
     let dataset = Dataset::open([A, B], &OpenOptions::default()).unwrap();

@@ -513,8 +513,9 @@ fn validation_and_wire_order_entries_do_not_allocate() {
 /// `Shard` opened on the file (the index built at open, outside the loop).
 #[test]
 fn random_access_get_and_lookup_do_not_allocate() {
+    use recordwire::dataset::Shard;
     use recordwire::frame::Framing;
-    use recordwire::index::{Index, Shard};
+    use recordwire::index::Index;
     let (bytes, expected) = example_bytes(RECORDS);
     let index = Index::build(&bytes, Framing::TfRecord, true).expect("index");
     assert_eq!(index.len(), expected.records);
@@ -564,9 +565,9 @@ fn random_access_get_and_lookup_do_not_allocate() {
     assert_no_allocations("Shard::get + lookup (mmap)", n);
 
     // A warm batch of owned records from a dataset: nothing allocated.
-    let dataset = recordwire::index::Dataset::from_shards(vec![shard]);
-    let mut scratch = recordwire::index::Scratch::new();
-    let batch = |scratch: &mut recordwire::index::Scratch| {
+    let dataset = recordwire::dataset::Dataset::from_shards(vec![shard]);
+    let mut scratch = recordwire::dataset::Scratch::new();
+    let batch = |scratch: &mut recordwire::dataset::Scratch| {
         let mut total = 0usize;
         dataset
             .get_many(&ids, scratch, |_, r| total += r.map_or(0, |r| r.data.len()))

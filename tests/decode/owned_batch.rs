@@ -3,9 +3,9 @@
 //! file's map (no copy) and, warm, allocate nothing.
 
 use recordwire::batch::{Batch, DType, Decoder, DefaultValue, FeatureSpec, Spec};
+use recordwire::dataset::{Dataset, Scratch};
 use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
 use recordwire::frame::{Framing, OwnedRecord};
-use recordwire::index::{Dataset, Scratch};
 use recordwire::io::{Compression, OpenOptions};
 
 use crate::counting_alloc::count_allocations;

@@ -920,7 +920,7 @@ fn binary_exit_codes_and_streams() {
 /// compressed. Its index is never written.
 #[test]
 fn shard_skip_indexes_the_records_a_skip_walk_delivers() {
-    use recordwire::index::Shard;
+    use recordwire::dataset::Shard;
     for b in manifest() {
         for mmap in [true, false] {
             let walk = walk_source(&b, ErrorPolicy::skip(), mmap);

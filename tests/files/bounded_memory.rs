@@ -24,8 +24,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use recordwire::dataset::{Dataset, Scratch};
 use recordwire::frame::write_tfrecord_frame;
-use recordwire::index::{Dataset, Scratch};
 use recordwire::io::OpenOptions;
 
 #[path = "../../benches/common/corpus.rs"]

@@ -18,8 +18,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use recordwire::dataset::{Dataset, Shard};
 use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
-use recordwire::index::{Dataset, Index, Shard};
+use recordwire::index::Index;
 use recordwire::io::{Compression, OpenOptions, RecordFile, Source};
 use recordwire::Error;
 

@@ -604,7 +604,7 @@ fn a_damaged_index_entry_fails_the_records_it_touches_and_no_other() {
 /// command answers as without it — and an explicit `--index` an error.
 #[test]
 fn a_damaged_index_file_is_rejected_whole() {
-    use recordwire::index::{IndexOrigin, Shard};
+    use recordwire::dataset::{IndexOrigin, Shard};
     let dir = tempfile::tempdir().unwrap();
     let frames = Frames::of("ref/examples.tfrecord", Framing::TfRecord);
     let payloads: Vec<&[u8]> = (0..2000).map(|i| &frames.payloads[i % 40][..]).collect();

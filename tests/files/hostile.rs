@@ -1026,7 +1026,7 @@ fn shard_skip_indexes_what_a_skip_walk_reads() {
                     Err(e) => errors.push((e.kind().name(), e.offset())),
                 }
             }
-            let shard = recordwire::index::Shard::open(h.path(), &opts)
+            let shard = recordwire::dataset::Shard::open(h.path(), &opts)
                 .unwrap_or_else(|e| panic!("{}: {e}", h.path()));
             let got: Vec<Vec<u8>> = (0..shard.len())
                 .map(|id| shard.get(id).unwrap().unwrap().data.to_vec())

@@ -10,11 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use bytes::Bytes;
+use recordwire::dataset::{Dataset, IndexOrigin, Shard};
 use recordwire::frame::{records, write_frame, Framing, ReadOptions, Record};
 use recordwire::index::pad::{is_pad, min_pad_frame_len, write_pad_frame};
-use recordwire::index::{
-    sidecar_path, Dataset, Index, IndexFormat, IndexOrigin, Shard, NATIVE_HEADER_LEN,
-};
+use recordwire::index::{sidecar_path, Index, IndexFormat, NATIVE_HEADER_LEN};
 use recordwire::io::{OpenOptions, RecordFile};
 
 fn root() -> &'static Path {
@@ -99,7 +98,7 @@ fn get_equals_sequential_iteration_for_both_framings() {
         assert!(shard.get(want.len() as u64).unwrap().is_none());
         // A batch in reverse order comes back in request order.
         let ids: Vec<u64> = (0..shard.len()).rev().collect();
-        let mut scratch = recordwire::index::Scratch::new();
+        let mut scratch = recordwire::dataset::Scratch::new();
         let mut got = Vec::new();
         shard
             .get_many(&ids, &mut scratch, |p, r| {

@@ -4,8 +4,9 @@
 //! damaged one.
 
 use crate::support::cli::run;
+use recordwire::dataset::Dataset;
 use recordwire::frame::{file_of, Framing};
-use recordwire::index::{index_file_format, Dataset, IndexFormat};
+use recordwire::index::{index_file_format, IndexFormat};
 use recordwire::io::OpenOptions;
 
 fn s(p: &std::path::Path) -> &str {

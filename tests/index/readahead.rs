@@ -225,7 +225,8 @@ fn readahead_advises_a_mapped_file() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_shard_opens_advised_for_random_access() {
-    use recordwire::index::{Access, Dataset, Shard};
+    use recordwire::dataset::{Dataset, Shard};
+    use recordwire::index::Access;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("data.tfrecord");
     std::fs::write(&path, data(300)).unwrap();
@@ -245,7 +246,7 @@ fn a_shard_opens_advised_for_random_access() {
     let from_sidecar = Shard::open(&path, &opts).unwrap();
     assert_eq!(
         from_sidecar.origin(),
-        &recordwire::index::IndexOrigin::Sidecar
+        &recordwire::dataset::IndexOrigin::Sidecar
     );
     assert!(flags_of(&from_sidecar).iter().any(|f| f == "rr"));
     let file = RecordFile::open(&path, &opts).unwrap();
@@ -253,7 +254,7 @@ fn a_shard_opens_advised_for_random_access() {
     let given_path = dir.path().join("given.rwindex");
     index.write_native_file(&given_path).unwrap();
     let given = Shard::open_with(&path, &opts, Some(&given_path)).unwrap();
-    assert_eq!(given.origin(), &recordwire::index::IndexOrigin::Given);
+    assert_eq!(given.origin(), &recordwire::dataset::IndexOrigin::Given);
     assert!(flags_of(&given).iter().any(|f| f == "rr"));
     given.advise(Access::Sequential).unwrap();
     let flags = flags_of(&given);

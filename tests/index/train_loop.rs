@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use example::{infer_spec, loader, open, train, Config, EpochRow, Trained};
 use recordwire::batch::{Batch, Decoder, Form};
-use recordwire::index::Dataset;
+use recordwire::dataset::Dataset;
 use recordwire::loader::LoaderState;
 
 fn run(config: &Config) -> Trained {

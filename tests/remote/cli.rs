@@ -202,10 +202,10 @@ fn index_writes_the_sidecar_beside_the_object_and_the_next_open_uses_it() {
         pairs.push(("cache_dir".into(), "none".into()));
         let opts = recordwire::io::OpenOptions::default()
             .with_storage(recordwire::io::remote::StorageOptions::new(pairs));
-        let shard = recordwire::index::Shard::open(&url, &opts).unwrap();
+        let shard = recordwire::dataset::Shard::open(&url, &opts).unwrap();
         assert_eq!(
             shard.origin(),
-            &recordwire::index::IndexOrigin::Sidecar,
+            &recordwire::dataset::IndexOrigin::Sidecar,
             "{url}"
         );
         assert_eq!(shard.gz_index().is_some(), name.ends_with(".gz"));

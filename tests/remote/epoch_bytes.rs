@@ -11,9 +11,9 @@
 use std::sync::Arc;
 
 use recordwire::batch::{DType, FeatureSpec, Spec};
+use recordwire::dataset::Dataset;
 use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
 use recordwire::frame::Framing;
-use recordwire::index::Dataset;
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 use recordwire::loader::{Loader, LoaderOptions};

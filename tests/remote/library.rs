@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use recordwire::index::{Dataset, IndexOrigin, Shard};
+use recordwire::dataset::{Dataset, IndexOrigin, Shard};
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::{open_source, OpenOptions};
 

@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use recordwire::batch::{Batch, DType, Decoder, FeatureSpec, Spec};
+use recordwire::dataset::Dataset;
 use recordwire::encode::{Example, Feature, Features, RecordWriter, WriterOptions};
 use recordwire::frame::Framing;
-use recordwire::index::Dataset;
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 use recordwire::loader::{Loader, LoaderOptions};

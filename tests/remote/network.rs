@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
+use recordwire::dataset::{Dataset, IndexOrigin, Scratch, Shard};
 use recordwire::encode::{RecordWriter, WriterOptions};
 use recordwire::frame::{ErrorPolicy, Framing, ReadOptions};
-use recordwire::index::{Dataset, IndexOrigin, Scratch, Shard};
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 use recordwire::order::{Mode, OrderSpec};

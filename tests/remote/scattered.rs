@@ -9,8 +9,9 @@ use std::ops::Range;
 
 use bytes::Bytes;
 use proptest::prelude::*;
+use recordwire::dataset::{Dataset, IndexOrigin, Shard};
 use recordwire::frame::{write_tfrecord_frame, Framing};
-use recordwire::index::{Dataset, Index, IndexOrigin, Shard};
+use recordwire::index::Index;
 use recordwire::io::remote::{RemoteSource, StorageOptions};
 use recordwire::io::{ByteSource, FileSource, MemorySource, OpenOptions};
 
@@ -185,7 +186,7 @@ fn a_failed_coalesced_read_names_the_first_record_it_was_to_bring() {
     let head_records = starts.iter().take_while(|&&s| s + 1016 <= 64 << 10).count() as u64;
     for first in [0u64, 10, head_records, head_records + 5, 200] {
         let ids: Vec<u64> = (first..(first + 100).min(300)).collect();
-        let mut scratch = recordwire::index::Scratch::new();
+        let mut scratch = recordwire::dataset::Scratch::new();
         let mut delivered = Vec::new();
         let err = dataset
             .get_many(&ids, &mut scratch, |p, r| delivered.push((p, r.is_some())))

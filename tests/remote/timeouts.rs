@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use recordwire::index::Shard;
+use recordwire::dataset::Shard;
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use recordwire::index::Dataset;
+use recordwire::dataset::Dataset;
 use recordwire::io::remote::StorageOptions;
 use recordwire::io::OpenOptions;
 
@@ -92,7 +92,7 @@ fn a_bucket_root_or_folder_is_a_usage_error_wherever_a_url_is_opened_or_written(
             );
             assert_eq!(got.stdout, "");
         }
-        let err = recordwire::index::Shard::open(url, &s3_options(moto)).unwrap_err();
+        let err = recordwire::dataset::Shard::open(url, &s3_options(moto)).unwrap_err();
         assert_eq!(err.kind().name(), "usage_error", "{url}: {err}");
         // A write is refused before its PUT (which the server answered
         // with 500, retried ten times).
@@ -275,8 +275,9 @@ fn file_urls_behave_as_their_local_paths_globs_included() {
     );
     let err = Dataset::expand(format!("{base}b-*"), &OpenOptions::default()).unwrap_err();
     assert_eq!(err.kind().name(), "usage_error");
-    let by_url = recordwire::index::Shard::open(&base, &OpenOptions::default()).unwrap_err();
-    let by_path = recordwire::index::Shard::open(dir.path(), &OpenOptions::default()).unwrap_err();
+    let by_url = recordwire::dataset::Shard::open(&base, &OpenOptions::default()).unwrap_err();
+    let by_path =
+        recordwire::dataset::Shard::open(dir.path(), &OpenOptions::default()).unwrap_err();
     assert_eq!(by_url.kind(), by_path.kind(), "{by_url} / {by_path}");
     // Writing to a file:// URL writes the local file.
     let out = format!("{base}packed.tfrecord");
@@ -574,8 +575,8 @@ fn an_unsupported_scheme_is_a_usage_error_not_a_missing_file() {
             got.stderr
         );
     }
-    let err =
-        recordwire::index::Shard::open("ftp://example.com/x", &OpenOptions::default()).unwrap_err();
+    let err = recordwire::dataset::Shard::open("ftp://example.com/x", &OpenOptions::default())
+        .unwrap_err();
     assert_eq!(err.kind().name(), "usage_error");
     let err = Dataset::expand("ftp://example.com/*", &OpenOptions::default()).unwrap_err();
     assert_eq!(err.kind().name(), "usage_error");

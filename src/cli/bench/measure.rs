@@ -12,9 +12,9 @@ use std::time::Instant;
 
 use super::BenchOptions;
 use crate::cli::{report, Failure};
+use crate::dataset::{IndexOrigin, Shard};
 use crate::error::Error;
 use crate::frame::Record;
-use crate::index::{IndexOrigin, Shard};
 use crate::io::{OpenOptions, Source};
 use crate::order::mix::splitmix64;
 use crate::view::{

@@ -75,9 +75,9 @@ use std::time::Instant;
 
 use super::indexed::{data_or_fatal, open_shard};
 use super::{report, BenchCommand, CmdResult, Failure, ReadArgs, EXIT_USAGE};
+use crate::dataset::Shard;
 use crate::error::Error;
 use crate::frame::{ErrorPolicy, Framing};
-use crate::index::Shard;
 use crate::io::{Compression, OpenOptions, RecordFile};
 use crate::view::DecodeOptions;
 use measure::{pass, random_access, timer_overhead, Input, Passes, Visitor};

@@ -330,7 +330,7 @@ impl GzIndex {
             return Ok(None);
         };
         if data.len() as u64 != self.compressed_size {
-            return Err(crate::index::stale(
+            return Err(crate::index::table::stale(
                 0,
                 format!(
                     "the compressed file is {} bytes but the index was built for {} bytes",

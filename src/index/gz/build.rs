@@ -13,7 +13,7 @@ use crate::deflate::{
 };
 use crate::error::Error;
 use crate::frame::{Basis, Framing};
-use crate::index::Index;
+use crate::index::table::Index;
 use crate::io::Compression;
 
 /// Output decoded per call of the inflater before the frames see it.

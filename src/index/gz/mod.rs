@@ -34,7 +34,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::{damaged, stale, Index};
+use super::native::NATIVE_HEADER_LEN;
+use super::table::{damaged, stale, Index};
 use crate::deflate::{Inflate, Progress};
 use crate::error::Error;
 use crate::io::{ByteSource, Compression};
@@ -357,7 +358,7 @@ impl GzIndex {
     /// The bytes of the index file ([`write_native`](Self::write_native)),
     /// without writing it.
     pub fn native_len(&self) -> u64 {
-        let records = super::NATIVE_HEADER_LEN as u64 + 8 * (self.len() + 1);
+        let records = NATIVE_HEADER_LEN as u64 + 8 * (self.len() + 1);
         let body = (GZ_POINT_LEN * self.points.len()) as u64 + self.windows.len() as u64;
         GZ_HEADER_LEN as u64 + body.next_multiple_of(8) + records
     }
@@ -427,7 +428,7 @@ impl GzIndex {
     pub fn write_native_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         let mut bytes = Vec::new();
         self.write_native(&mut bytes).map_err(Error::io)?;
-        super::write_atomically(path.as_ref(), &bytes)
+        crate::io::write_atomically(path.as_ref(), &bytes)
     }
 
     /// Opens an index file held in `bytes` for the compressed file `data`,

@@ -32,7 +32,7 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// The cache directory `options` name (`cache_dir`: a directory, or `none`
 /// for none), else [`cache_dir`].
-fn cache_root(options: &super::StorageOptions) -> Option<PathBuf> {
+fn cache_root(options: &super::options::StorageOptions) -> Option<PathBuf> {
     match options.get("cache_dir") {
         Some(dir) if dir.is_empty() || dir.eq_ignore_ascii_case("none") => None,
         Some(dir) => Some(PathBuf::from(dir)),
@@ -75,8 +75,8 @@ impl SpanDisk {
     /// for one (`span_disk` > 0), there is a cache directory and the object
     /// has an ETag (without one, content cannot be told apart).
     pub(crate) fn for_object(
-        options: &super::StorageOptions,
-        tuning: &super::Tuning,
+        options: &super::options::StorageOptions,
+        tuning: &super::options::Tuning,
         url: &str,
         etag: Option<&str>,
     ) -> Option<SpanDisk> {
@@ -176,7 +176,7 @@ impl IndexCache {
 
     /// The cache that `options` name (`cache_dir`: a directory, or `none`
     /// for no cache), else [`open_default`](Self::open_default).
-    pub fn for_options(options: &super::StorageOptions) -> Option<IndexCache> {
+    pub fn for_options(options: &super::options::StorageOptions) -> Option<IndexCache> {
         cache_root(options).map(|d| IndexCache::new(d.join("indexes")))
     }
 

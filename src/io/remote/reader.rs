@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::{block_on, spawn, Fetch, FetchObserver, RemoteSource};
+use super::fetch::{Fetch, FetchObserver};
+use super::runtime::{block_on, spawn};
+use super::source::RemoteSource;
 use crate::error::Error;
 use crate::io::ByteSource;
 
@@ -58,7 +60,7 @@ impl RemoteReader {
     /// any: what opening reads an object with to build its index.
     pub fn observed(source: Arc<RemoteSource>) -> RemoteReader {
         let mut reader = RemoteReader::new(source);
-        if let Some(observer) = super::fetch_observer() {
+        if let Some(observer) = super::fetch::fetch_observer() {
             let len = reader.source.len();
             observer(Fetch::Started {
                 url: reader.source.url(),

@@ -10,7 +10,11 @@ use futures_util::{StreamExt, TryStreamExt};
 use object_store::{GetOptions, GetRange, ObjectStoreExt};
 
 use super::cache::SpanDisk;
-use super::{block_on, Failed, Location, Op, StorageOptions, Tuning};
+use super::errors::one_line;
+use super::location::Location;
+use super::options::{StorageOptions, Tuning};
+use super::runtime::block_on;
+use super::wait::{Failed, Op};
 use crate::error::Error;
 use crate::io::{coalesce, out_of_bounds, ByteSource};
 
@@ -97,7 +101,7 @@ type SpanKey = (u64, u64);
 /// one object's (the `span_cache` storage option), or one shared by several
 /// objects, so that a loader's order over many shards keeps a bounded
 /// number of spans in all ([`SpanCache::new`],
-/// [`Dataset::keep_spans`](crate::index::Dataset::keep_spans)).
+/// [`Dataset::keep_spans`](crate::dataset::Dataset::keep_spans)).
 #[derive(Clone, Debug)]
 pub struct SpanCache(Arc<Mutex<Spans>>);
 
@@ -224,7 +228,7 @@ impl RemoteSource {
             // Not after a timeout or an error of the server's, which the
             // same question would only meet again.
             let unsatisfiable =
-                matches!(&failure.failed, Failed::Store(e) if super::one_line(e).contains(" 416 "));
+                matches!(&failure.failed, Failed::Store(e) if one_line(e).contains(" 416 "));
             if !unsatisfiable {
                 return Err(failure);
             }
@@ -504,7 +508,7 @@ impl RemoteSource {
         wanted.dedup();
         let (_, waits) = self.spans_or_fetches(&wanted);
         for (_, f) in waits {
-            drop(super::spawn(f));
+            drop(super::runtime::spawn(f));
         }
     }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 use futures_util::future::Either;
 use tokio::time::Instant;
 
+use super::errors::{seconds, store_error};
 use crate::error::Error;
 
 /// How long an operation waits before the observer of [`observe_waits`] is
@@ -155,11 +156,6 @@ impl Op {
     }
 }
 
-/// `d` in seconds, as the messages write it (`2.0 s`).
-pub(crate) fn seconds(d: Duration) -> String {
-    format!("{:.1} s", d.as_secs_f64())
-}
-
 impl Failure {
     /// The failure as an `io_error` of `url` (the kind and message of
     /// [`super::io_error`] for what the store said; for the rest, the
@@ -181,7 +177,7 @@ impl Failure {
                     seconds(limit),
                 ),
             )),
-            Failed::Store(e) => super::store_error(e, &request, elapsed),
+            Failed::Store(e) => store_error(e, &request, elapsed),
             Failed::Ready(e) => e,
         };
         err.with_file(Arc::clone(url))

@@ -5,10 +5,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::shard::{IndexFile, Stored};
-use super::{IndexOrigin, Shard, SIDECAR_EXTENSION};
+use super::shard::{IndexOrigin, Shard};
+use super::stored::{IndexFile, Stored};
 use crate::error::Error;
 use crate::frame::ErrorPolicy;
+use crate::index::SIDECAR_EXTENSION;
 use crate::io::remote::{IndexCache, Location, RemoteSource, StorageOptions};
 use crate::io::{ByteSource, OpenOptions};
 
