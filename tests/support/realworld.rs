@@ -54,13 +54,15 @@ pub fn real_files() -> Option<Vec<String>> {
 /// each must pass, and each must say in one `SKIP:` line that it did not
 /// read the real files.
 pub fn rerun_without_real_files(tests: &[&str]) {
-    let missing = tempfile::tempdir().unwrap().path().join("no-real-files");
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let missing = folder.path().join("no-real-files");
+    let this = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(this)
         .args(tests)
         .arg("--exact")
         .env(VAR, &missing)
         .output()
-        .unwrap();
+        .expect("the test binary runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
