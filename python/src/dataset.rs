@@ -139,10 +139,12 @@ pub(crate) fn files_of(
         if one.as_os_str().is_empty() {
             return Ok(vec![one]);
         }
-        if one.is_dir() {
-            // A directory means its record files: what `DIR/*` matches (no
-            // hidden files, sidecars or other index files), as `write_records`
-            // and `recordwire pack` fill one.
+        // A directory (or a `file://` URL of one) means its record files:
+        // what `DIR/*` matches (no hidden files, sidecars or other index
+        // files), as `write_records` and `recordwire pack` fill one.
+        let local = recordwire::io::remote::file_url_path(&one).unwrap_or_else(|| one.clone());
+        if local.is_dir() {
+            let one = local;
             let pattern = one.join("*");
             let found = CoreDataset::glob(&pattern).map_err(|e| to_py(&e))?;
             if found.is_empty() {

@@ -220,7 +220,29 @@ def test_file_urls_open_as_their_paths_globs_too(tmp_path):
     ds = recordwire.Dataset(base + "/part-*")
     # The glob matches the record files (not the .idx), opened as their paths.
     assert ds.files == [str(tmp_path / f"part-{i}.tfrecord") for i in range(2)]
+    # The folder's own URL means its record files, as the folder's path does.
+    for folder in (base, base + "/"):
+        assert recordwire.Dataset(folder).files == ds.files
     assert len(ds) == 2 * len(recordwire.Dataset(str(tmp_path / "part-0.tfrecord")))
+
+
+def test_an_object_with_its_sidecar_opens_with_any_coalesce_gap(s3, bucket, tmp_path):
+    # Issue 37, point 1: opening an object of 100,000 small records beside
+    # its .rwindex raised PanicError (the sidecar's scattered sample reads,
+    # joined as if sorted), with the default gap and any gap below 64 KiB.
+    path = tmp_path / "small.tfrecord"
+    with recordwire.Writer(str(path)) as w:
+        for i in range(100_000):
+            w.write({"id": i})
+    recordwire.Dataset(str(path)).write_index()
+    s3.bucket("sidecars")
+    s3.put("sidecars", "small.tfrecord", path.read_bytes())
+    s3.put("sidecars", "small.tfrecord.rwindex", (tmp_path / "small.tfrecord.rwindex").read_bytes())
+    for gap in ("0", "4096", "65535", "1048576"):
+        options = {**bucket, "coalesce_gap": gap, "cache_dir": str(tmp_path / f"cache-{gap}")}
+        ds = recordwire.Dataset("s3://sidecars/small.tfrecord", storage_options=options)
+        assert len(ds) == 100_000, gap
+        assert [int(ds[i]["id"][0]) for i in (0, 54_321, 99_999)] == [0, 54_321, 99_999]
 
 
 def test_a_remote_glob_passes_over_index_files(s3, bucket):
