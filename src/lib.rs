@@ -189,6 +189,7 @@ mod json_text;
 pub mod loader;
 pub mod names;
 pub mod order;
+pub mod schema;
 pub mod view;
 pub mod wire;
 

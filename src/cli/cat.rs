@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind};
 use crate::frame::ErrorPolicy;
 use crate::io::Source;
 use crate::json;
+use crate::schema::{JsonOptions, Schema};
 use crate::view::PayloadKind;
 
 /// Runs `cat` over `files`, one after the other.
@@ -26,6 +27,12 @@ pub(super) fn cat(
             max_errors: o.max_errors,
         },
     };
+    let schema = o.schema.load()?;
+    if schema.is_some() && o.features.is_some() {
+        return Err(Failure::Usage(
+            "--features picks tf.Example features; with --message every field is printed".into(),
+        ));
+    }
     let mut wanted = Wanted::new(o.features.as_deref());
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let mut skipped = 0u64;
@@ -45,6 +52,7 @@ pub(super) fn cat(
             on_error: o.on_error,
             max_errors: o.max_errors,
             with_id: o.with_id,
+            schema: schema.as_ref(),
         };
         let r = walk.file(
             &mut source,
@@ -78,15 +86,17 @@ struct Position {
 }
 
 /// How `cat` prints the records of one file.
-struct CatWalk {
+struct CatWalk<'s> {
     payload: PayloadKind,
     strict: bool,
     on_error: ErrorPolicy,
     max_errors: Option<u64>,
     with_id: bool,
+    /// Records of a message given at run time (`--message`), not of `payload`.
+    schema: Option<&'s (Schema, JsonOptions)>,
 }
 
-impl CatWalk {
+impl CatWalk<'_> {
     /// Prints the records of `source`; returns the number of errors that
     /// were reported and skipped.
     fn file(
@@ -125,16 +135,24 @@ impl CatWalk {
                     if let Some(w) = wanted.as_deref_mut() {
                         w.mark(self.payload, &record);
                     }
-                    match json::write_record(
-                        &mut line,
-                        self.payload,
-                        record.data,
-                        record.data_offset,
-                        self.strict,
-                        wanted.as_deref().map(Wanted::names),
-                    ) {
+                    let written = match self.schema {
+                        Some((schema, options)) => {
+                            schema.write_json(&mut line, record.data, record.data_offset, options)
+                        }
+                        None => json::write_record(
+                            &mut line,
+                            self.payload,
+                            record.data,
+                            record.data_offset,
+                            self.strict,
+                            wanted.as_deref().map(Wanted::names),
+                        ),
+                    };
+                    match written {
                         Ok(()) => {
-                            notes.record(record.id, record.data, record.data_offset);
+                            if self.schema.is_none() {
+                                notes.record(record.id, record.data, record.data_offset);
+                            }
                             line.push(b'\n');
                             out.write_all(&line)?;
                             progress.update(record.end);
@@ -144,7 +162,9 @@ impl CatWalk {
                             continue;
                         }
                         Err(e) => {
-                            notes.bad(record.id, record.data);
+                            if self.schema.is_none() {
+                                notes.bad(record.id, record.data);
+                            }
                             let err = Error::from(e).with_record(record.id);
                             decode_errors += 1;
                             err

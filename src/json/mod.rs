@@ -345,7 +345,7 @@ fn special(v: f64) -> Option<&'static str> {
 /// is Python's `repr` but for the spelling of exponents (`1e16`, `1e-5` where
 /// Python writes `1e+16`, `1e-05`) and for shortest ties (see
 /// tests/decode/float_text.rs); NaN and the infinities as JSON strings.
-fn write_f64(out: &mut Vec<u8>, v: f64) {
+pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) {
     use std::io::Write as _;
     match special(v) {
         Some(s) => out.extend_from_slice(s.as_bytes()),
@@ -360,7 +360,7 @@ fn write_f64(out: &mut Vec<u8>, v: f64) {
 
 /// A float32 as docs/FORMAT.md §5.2 prints it: the decimal of
 /// [`to_shortest_float`], written as `{:?}` writes that double.
-fn write_f32(out: &mut Vec<u8>, v: f32) {
+pub(crate) fn write_f32(out: &mut Vec<u8>, v: f32) {
     match shortest_decimal(v) {
         Some(d) => write_decimal(out, d),
         None => write_f64(out, f64::from(v)),

@@ -53,7 +53,7 @@ pub enum DecodeReason {
         width: u8,
     },
     /// A proto3 `string` (a tf.Example feature name) that is not valid UTF-8.
-    #[error("feature name is not valid UTF-8")]
+    #[error("a proto3 string (a feature name, a string field) that is not valid UTF-8")]
     InvalidUtf8,
     /// Strict mode: a map key that appears twice in the same map.
     #[error("duplicate map key (strict mode)")]

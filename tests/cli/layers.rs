@@ -30,6 +30,9 @@ const LAYERS: &[&[&str]] = &[
     &["encode"],
     &["arrow"],
     &["json"],
+    // Any message by a schema given at run time (its JSON uses json's
+    // number printers).
+    &["schema"],
     &["dump"],
     &["cli"],
     // `__internals` (feature `internals`, not API): entry points into the

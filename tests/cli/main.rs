@@ -27,4 +27,5 @@ mod many_files;
 mod mixed_shards;
 mod payload_notes;
 mod realworld_absent;
+mod schema_json;
 mod threaded_verify;

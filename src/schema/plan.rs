@@ -1,0 +1,198 @@
+//! The compiled form of a message type: what the walks over records need of
+//! each field (number, kind, names, presence, packing, nested plan), made once
+//! from prost-reflect's descriptors and shared by every thread.
+
+use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor, Syntax};
+
+/// A field's type, with its nested message or enum by index into the plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FieldKind {
+    Double,
+    Float,
+    Int32,
+    Int64,
+    Uint32,
+    Uint64,
+    Sint32,
+    Sint64,
+    Fixed32,
+    Fixed64,
+    Sfixed32,
+    Sfixed64,
+    Bool,
+    /// `utf8`: validated as Google validates it (proto3 `string`).
+    String {
+        utf8: bool,
+    },
+    Bytes,
+    Enum(usize),
+    Message(usize),
+    Group(usize),
+}
+
+impl FieldKind {
+    /// The wire type of one value of this kind.
+    pub(crate) fn wire_type(self) -> u8 {
+        match self {
+            FieldKind::Double | FieldKind::Fixed64 | FieldKind::Sfixed64 => 1,
+            FieldKind::Float | FieldKind::Fixed32 | FieldKind::Sfixed32 => 5,
+            FieldKind::String { .. } | FieldKind::Bytes | FieldKind::Message(_) => 2,
+            FieldKind::Group(_) => 3,
+            _ => 0,
+        }
+    }
+
+    /// Whether a repeated field of this kind may come packed.
+    pub(crate) fn packable(self) -> bool {
+        !matches!(
+            self,
+            FieldKind::String { .. }
+                | FieldKind::Bytes
+                | FieldKind::Message(_)
+                | FieldKind::Group(_)
+        )
+    }
+}
+
+/// One field of a message type.
+#[derive(Debug, Clone)]
+pub(crate) struct FieldPlan {
+    pub(crate) number: u32,
+    pub(crate) name: String,
+    pub(crate) json_name: String,
+    pub(crate) kind: FieldKind,
+    pub(crate) repeated: bool,
+    /// A map field: `kind` is its entry message (key field 1, value field 2).
+    pub(crate) map: bool,
+    /// Explicit presence: set even at its default value once it occurs.
+    pub(crate) presence: bool,
+    /// The oneof it belongs to (index into the message's oneofs).
+    pub(crate) oneof: Option<usize>,
+}
+
+/// One message type.
+#[derive(Debug, Clone)]
+pub(crate) struct MessagePlan {
+    /// Sorted by field number.
+    pub(crate) fields: Vec<FieldPlan>,
+    pub(crate) oneofs: usize,
+}
+
+impl MessagePlan {
+    /// The index of field `number` in `fields`.
+    pub(crate) fn field(&self, number: u32) -> Option<usize> {
+        self.fields.binary_search_by_key(&number, |f| f.number).ok()
+    }
+}
+
+/// One enum type: its values by number (the first name of a number, as
+/// protobuf's JSON printer takes it), and whether it is closed (proto2: an
+/// unknown value is an unknown field).
+#[derive(Debug, Clone)]
+pub(crate) struct EnumPlan {
+    pub(crate) values: Vec<(i32, String)>,
+    pub(crate) closed: bool,
+}
+
+impl EnumPlan {
+    pub(crate) fn name(&self, number: i32) -> Option<&str> {
+        self.values
+            .binary_search_by_key(&number, |(n, _)| *n)
+            .ok()
+            .map(|i| self.values[i].1.as_str())
+    }
+}
+
+/// Every message and enum type reachable from a root, by index.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plan {
+    pub(crate) messages: Vec<MessagePlan>,
+    pub(crate) enums: Vec<EnumPlan>,
+    message_names: Vec<String>,
+    enum_names: Vec<String>,
+}
+
+impl Plan {
+    /// The plan of `root` and of every type it reaches; the root is message 0.
+    pub(crate) fn compile(root: &MessageDescriptor) -> Plan {
+        let mut plan = Plan::default();
+        plan.message(root);
+        plan
+    }
+
+    fn message(&mut self, m: &MessageDescriptor) -> usize {
+        if let Some(i) = self.message_names.iter().position(|n| n == m.full_name()) {
+            return i;
+        }
+        let index = self.messages.len();
+        self.message_names.push(m.full_name().to_owned());
+        self.messages.push(MessagePlan {
+            fields: Vec::new(),
+            oneofs: 0,
+        });
+        let oneofs: Vec<String> = m.oneofs().map(|o| o.full_name().to_owned()).collect();
+        let mut fields: Vec<FieldPlan> = m.fields().map(|f| self.field(&f, &oneofs)).collect();
+        fields.sort_by_key(|f| f.number);
+        self.messages[index].fields = fields;
+        self.messages[index].oneofs = oneofs.len();
+        index
+    }
+
+    fn field(&mut self, f: &FieldDescriptor, oneofs: &[String]) -> FieldPlan {
+        let proto3 = f.parent_file().syntax() == Syntax::Proto3;
+        let kind = match f.kind() {
+            Kind::Double => FieldKind::Double,
+            Kind::Float => FieldKind::Float,
+            Kind::Int32 => FieldKind::Int32,
+            Kind::Int64 => FieldKind::Int64,
+            Kind::Uint32 => FieldKind::Uint32,
+            Kind::Uint64 => FieldKind::Uint64,
+            Kind::Sint32 => FieldKind::Sint32,
+            Kind::Sint64 => FieldKind::Sint64,
+            Kind::Fixed32 => FieldKind::Fixed32,
+            Kind::Fixed64 => FieldKind::Fixed64,
+            Kind::Sfixed32 => FieldKind::Sfixed32,
+            Kind::Sfixed64 => FieldKind::Sfixed64,
+            Kind::Bool => FieldKind::Bool,
+            Kind::String => FieldKind::String { utf8: proto3 },
+            Kind::Bytes => FieldKind::Bytes,
+            Kind::Enum(e) => FieldKind::Enum(self.enumeration(&e)),
+            Kind::Message(m) if f.is_group() => FieldKind::Group(self.message(&m)),
+            Kind::Message(m) => FieldKind::Message(self.message(&m)),
+        };
+        let oneof = f
+            .containing_oneof()
+            .and_then(|o| oneofs.iter().position(|n| n == o.full_name()));
+        FieldPlan {
+            number: f.number(),
+            name: f.name().to_owned(),
+            json_name: f.json_name().to_owned(),
+            kind,
+            repeated: f.cardinality() == Cardinality::Repeated,
+            map: f.is_map(),
+            presence: f.supports_presence(),
+            oneof,
+        }
+    }
+
+    fn enumeration(&mut self, e: &prost_reflect::EnumDescriptor) -> usize {
+        if let Some(i) = self.enum_names.iter().position(|n| n == e.full_name()) {
+            return i;
+        }
+        let mut values: Vec<(i32, String)> = Vec::new();
+        for v in e.values() {
+            // The first name of a number (allow_alias): protobuf's printer
+            // finds a value by number and takes the first.
+            if !values.iter().any(|(n, _)| *n == v.number()) {
+                values.push((v.number(), v.name().to_owned()));
+            }
+        }
+        values.sort_by_key(|(n, _)| *n);
+        self.enum_names.push(e.full_name().to_owned());
+        self.enums.push(EnumPlan {
+            values,
+            closed: e.parent_file().syntax() == Syntax::Proto2,
+        });
+        self.enums.len() - 1
+    }
+}
