@@ -4,8 +4,8 @@
 //! `DescriptorPool` as the descriptor model. A [`Schema`] is one root message
 //! type compiled once into a plan that threads share; records are read
 //! straight from their bytes, with Google's parser's semantics (see
-//! [`Schema::write_json`]; docs/FORMAT.md §14). Not yet: the well-known
-//! types' special JSON forms (they print as plain messages).
+//! [`Schema::write_json`]; docs/FORMAT.md §14), the well-known types in
+//! their JSON forms.
 //!
 //! ```
 //! use recordwire::schema::Schema;
@@ -125,7 +125,7 @@ impl Schema {
         Ok(Schema {
             inner: Arc::new(Inner {
                 name: root.full_name().to_owned(),
-                plan: Plan::compile(&root),
+                plan: Plan::compile(pool, &root),
             }),
         })
     }

@@ -70,9 +70,42 @@ pub(crate) struct FieldPlan {
     pub(crate) oneof: Option<usize>,
 }
 
+/// The well-known types that protobuf's JSON mapping prints in forms of
+/// their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WellKnown {
+    Timestamp,
+    Duration,
+    /// `DoubleValue` … `BytesValue`: the value itself.
+    Wrapper,
+    Struct,
+    Value,
+    ListValue,
+    FieldMask,
+    Any,
+}
+
+impl WellKnown {
+    fn of(full_name: &str) -> Option<WellKnown> {
+        Some(match full_name.strip_prefix("google.protobuf.")? {
+            "Timestamp" => WellKnown::Timestamp,
+            "Duration" => WellKnown::Duration,
+            "DoubleValue" | "FloatValue" | "Int64Value" | "UInt64Value" | "Int32Value"
+            | "UInt32Value" | "BoolValue" | "StringValue" | "BytesValue" => WellKnown::Wrapper,
+            "Struct" => WellKnown::Struct,
+            "Value" => WellKnown::Value,
+            "ListValue" => WellKnown::ListValue,
+            "FieldMask" => WellKnown::FieldMask,
+            "Any" => WellKnown::Any,
+            _ => return None,
+        })
+    }
+}
+
 /// One message type.
 #[derive(Debug, Clone)]
 pub(crate) struct MessagePlan {
+    pub(crate) well_known: Option<WellKnown>,
     /// Sorted by field number.
     pub(crate) fields: Vec<FieldPlan>,
     pub(crate) oneofs: usize,
@@ -113,11 +146,20 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan of `root` and of every type it reaches; the root is message 0.
-    pub(crate) fn compile(root: &MessageDescriptor) -> Plan {
+    /// The plan of `root` (message 0) and of every other message type of
+    /// `pool` (an `Any` may hold any of them).
+    pub(crate) fn compile(pool: &prost_reflect::DescriptorPool, root: &MessageDescriptor) -> Plan {
         let mut plan = Plan::default();
         plan.message(root);
+        for m in pool.all_messages() {
+            plan.message(&m);
+        }
         plan
+    }
+
+    /// The index of the message type `full_name`.
+    pub(crate) fn message_named(&self, full_name: &str) -> Option<usize> {
+        self.message_names.iter().position(|n| n == full_name)
     }
 
     fn message(&mut self, m: &MessageDescriptor) -> usize {
@@ -127,6 +169,7 @@ impl Plan {
         let index = self.messages.len();
         self.message_names.push(m.full_name().to_owned());
         self.messages.push(MessagePlan {
+            well_known: WellKnown::of(m.full_name()),
             fields: Vec::new(),
             oneofs: 0,
         });

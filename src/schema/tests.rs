@@ -107,3 +107,56 @@ fn schema_errors_name_the_place_and_the_message() {
     let err = Schema::from_descriptor_set(b"\xff\xff", "p.A").unwrap_err();
     assert!(err.to_string().contains("not a FileDescriptorSet"), "{err}");
 }
+
+const WKT: &str = r#"syntax = "proto3"; package t;
+import "google/protobuf/timestamp.proto"; import "google/protobuf/duration.proto";
+import "google/protobuf/struct.proto"; import "google/protobuf/field_mask.proto";
+import "google/protobuf/any.proto";
+message W {
+  google.protobuf.Timestamp ts = 1; google.protobuf.Duration d = 2; google.protobuf.Value v = 3;
+  google.protobuf.FieldMask mask = 4; google.protobuf.Any any = 5;
+}"#;
+
+fn wkt_error(bytes: &[u8]) -> crate::wire::DecodeReason {
+    let s = schema(WKT, "t.W");
+    let mut out = Vec::new();
+    s.write_json(&mut out, bytes, 0, &JsonOptions::default())
+        .unwrap_err()
+        .reason
+}
+
+#[test]
+fn well_known_types_print_in_their_forms_and_refuse_what_json_cannot_hold() {
+    use crate::wire::DecodeReason::WellKnownValue;
+    let s = schema(WKT, "t.W");
+    // ts = {seconds: -1, nanos: 500000000}; d = {seconds: 0, nanos: -500000000};
+    // mask = ["foo_bar.baz"].
+    let mut b = vec![0x0a, 0x11, 0x08];
+    b.extend([0xff; 9]);
+    b.extend([0x01, 0x10, 0x80, 0xca, 0xb5, 0xee, 0x01]);
+    b.extend([
+        0x12, 0x0b, 0x10, 0x80, 0xb6, 0xca, 0x91, 0xfe, 0xff, 0xff, 0xff, 0xff, 0x01,
+    ]);
+    b.extend([0x22, 0x0d, 0x0a, 0x0b]);
+    b.extend(b"foo_bar.baz");
+    assert_eq!(
+        json(&s, &b),
+        r#"{"ts":"1969-12-31T23:59:59.500Z","d":"-0.500s","mask":"fooBar.baz"}"#
+    );
+    // A Timestamp of year 10000, a NaN Value, a mask path in upper case and
+    // an Any of a type the schema lacks are refused, as protobuf refuses them.
+    let mut far = vec![0x0a, 0x06, 0x08];
+    crate::wire::encode_varint(253_402_300_800, &mut far);
+    far[1] = (far.len() - 2) as u8;
+    assert!(matches!(wkt_error(&far), WellKnownValue("Timestamp", _)));
+    let mut nan = vec![0x1a, 0x09, 0x11];
+    nan.extend(f64::NAN.to_le_bytes());
+    assert!(matches!(wkt_error(&nan), WellKnownValue("Value", _)));
+    assert!(matches!(
+        wkt_error(&[0x22, 0x05, 0x0a, 0x03, b'f', b'o', b'O']),
+        WellKnownValue("FieldMask", _)
+    ));
+    let mut any = vec![0x2a, 0x0b, 0x0a, 0x09];
+    any.extend(b"x/t.Nope!");
+    assert!(matches!(wkt_error(&any), WellKnownValue("Any", _)));
+}

@@ -69,6 +69,12 @@ pub enum DecodeReason {
     /// Strict mode: a numeric list mixing packed and unpacked encodings.
     #[error("numeric list mixes packed and unpacked encodings (strict mode)")]
     MixedPacking,
+    /// A well-known type's value that protobuf's JSON mapping refuses (a
+    /// Timestamp outside years 1 to 9999, a Duration's nanos of the other
+    /// sign, a NaN in a `Value`, an `Any` of a type the schema lacks): the
+    /// type, and what is wrong.
+    #[error("a {0} that JSON cannot hold: {1}")]
+    WellKnownValue(&'static str, &'static str),
 }
 
 /// A payload decoding error: a [`DecodeReason`] at an absolute byte offset.

@@ -7,19 +7,22 @@ Google's protobuf for Python makes of them (the oracle).
 
 What it does, from the repository root:
 
-1. Compiles testdata/schema/shapes.proto (proto3) and legacy.proto (proto2) with grpc_tools' protoc
-   (a subprocess) into binary FileDescriptorSets: testdata/schema/shapes.pb and legacy.pb
-   (`--include_imports --descriptor_set_out`). No generated Python code: the message classes are made
-   at run time from the descriptor sets (descriptor_pool + message_factory.GetMessageClass), the way
-   recordwire gets its schema.
-2. Generates seeded random messages (60 Shapes, 30 Legacy) with edge values, and rewrites the wire bytes
-   of many of them into NON-CANONICAL but valid encodings (packed fields unpacked or mixed, a singular
-   field repeated, a message split in two occurrences, fields out of order, unknown fields, known field
-   numbers with the wrong wire type, duplicate map keys, odd map entries, two oneof members, overlong
-   varints, out-of-range varints, ...).
+1. Compiles testdata/schema/shapes.proto (proto3), legacy.proto (proto2) and wkt.proto (proto3, the
+   well-known types) with grpc_tools' protoc (a subprocess, which also puts grpc_tools' copy of
+   google/protobuf/*.proto on the include path) into binary FileDescriptorSets: testdata/schema/shapes.pb,
+   legacy.pb and wkt.pb (`--include_imports --descriptor_set_out`; wkt.pb thus holds the seven
+   imported google/protobuf files too). No generated Python code: the message classes are made at run
+   time from the descriptor sets (descriptor_pool + message_factory.GetMessageClass), the way recordwire
+   gets its schema.
+2. Generates seeded random messages (60 Shapes, 30 Legacy, 40 Wkt) with edge values, and rewrites the
+   wire bytes of many of them into NON-CANONICAL but valid encodings (packed fields unpacked or mixed, a
+   singular field repeated, a message split in two occurrences, fields out of order, unknown fields, known
+   field numbers with the wrong wire type, duplicate map keys, odd map entries, two oneof members,
+   overlong varints, out-of-range varints, a Timestamp split in two, a Duration field written twice, ...).
 3. For each record, the oracle is what the runtime class makes of the final bytes (`FromString`):
    `json_format.MessageToDict(msg, preserving_proto_field_name=True)`, the same with
-   `always_print_fields_with_no_presence=True`, and `msg.SerializeToString(deterministic=True)`
+   `always_print_fields_with_no_presence=True` (both with `descriptor_pool=` the pool made from the .pb
+   file, where an Any's type is looked up), and `msg.SerializeToString(deterministic=True)`
    (SerializePartialToString for the one Legacy record that lacks its required field).
 4. Writes the (possibly non-canonical) bytes as TFRecord files and the oracle as JSON Lines.
 
@@ -63,6 +66,9 @@ N_SHAPES = 60
 N_LEGACY = 30
 SEED_SHAPES = 20240601
 SEED_LEGACY = 20240602
+N_WKT = 40
+SEED_WKT = 20240603
+SETS = [("shapes", "rwtest.Shapes"), ("legacy", "rwtest.Legacy"), ("wkt", "rwtest.Wkt")]
 
 M64 = (1 << 64) - 1
 
@@ -1120,14 +1126,568 @@ LEGACY_NC = [nc_packed, nc_unpacked, nc_legacy_dup, nc_legacy_split_group, nc_le
 
 
 # ---------------------------------------------------------------------------------------------------
+# Wkt (proto3): Google's well-known types, which the JSON mapping prints in special forms.
+
+TYPE_URL_PREFIX = "type.googleapis.com/"
+TS_MIN = -62135596800  # 0001-01-01T00:00:00Z
+TS_MAX = 253402300799  # 9999-12-31T23:59:59Z
+DUR_MAX = 315576000000  # 10,000 years: the Duration range is +-315576000000.999999999 s
+TS_SECONDS_EDGES = [0, -1, 1, TS_MIN, TS_MAX, 951782400, 1709164800, -2208988800, 2**31 - 1, 2**31,
+                    -2**31, 946684799, 4102444800, 86399, -86400]
+DUR_SECONDS_EDGES = [0, 1, 59, 60, 3600, 86400, DUR_MAX, 2**31, 10**9]
+NUMBER_EDGES = [0.0, -0.0, 3.0, -1.0, 1.0, 1e300, -1e300, 5e-324, 0.1, 1 / 3, 1e16, 1e22, 2.0**53,
+                2.0**53 + 2, float(2**53 + 1), -2.5, 123456789.125, 1e-7, 1.7976931348623157e308, 1e21, 1e-5]
+STRUCT_KEYS = ["", "a", "fooBar", "foo_bar", "größe", "k1", "nested", "x y", "@type", "value", "null", "日本"]
+MASK_WORDS = ["foo", "bar", "baz", "qux", "a", "b", "x", "id", "name", "v2", "user", "field", "n1x"]
+WRAPPERS = ["w_double", "w_float", "w_int64", "w_uint64", "w_int32", "w_uint32", "w_bool", "w_string", "w_bytes"]
+
+
+def wkt_class(cls, full_name):
+    """A message class of the same pool as cls (the one made from wkt.pb)."""
+    return message_factory.GetMessageClass(cls.DESCRIPTOR.file.pool.FindMessageTypeByName(full_name))
+
+
+def pack_any(a, sub):
+    """Any.Pack with the prefix type.googleapis.com/ and the sub-message's deterministic bytes."""
+    a.type_url = TYPE_URL_PREFIX + sub.DESCRIPTOR.full_name
+    a.value = sub.SerializeToString(deterministic=True)
+
+
+def rand_nanos(rng):
+    """0, or a value with millisecond, microsecond or nanosecond precision (3, 6 or 9 digits)."""
+    p = rng.choice(["0", "ms", "us", "ns", "ns"])
+    if p == "0":
+        return 0
+    if p == "ms":
+        return rng.choice([1, 500, 999, rng.randint(1, 999)]) * 10**6
+    if p == "us":
+        return rng.choice([1, 999999, rng.randint(1, 999999)]) * 10**3
+    return rng.choice([1, 999999999, rng.randint(1, 999999999)])
+
+
+def fill_timestamp(rng, t):
+    x = rng.random()
+    if x < 0.4:
+        s = rng.choice(TS_SECONDS_EDGES)
+    elif x < 0.7:
+        s = rng.randint(-10**6, 10**6)  # around the epoch, negative too
+    else:
+        s = rng.randint(TS_MIN, TS_MAX)
+    t.seconds = s
+    t.nanos = rand_nanos(rng)
+
+
+def fill_duration(rng, d):
+    x = rng.random()
+    if x < 0.1:  # "-0.5s" style: no whole seconds, negative nanos
+        d.seconds, d.nanos = 0, -rng.choice([500000000, 1, 1000, 1000000, rng.randint(1, 999999999)])
+        return
+    if x < 0.5:
+        s = rng.choice(DUR_SECONDS_EDGES)
+    elif x < 0.8:
+        s = rng.randint(0, 10**6)
+    else:
+        s = rng.randint(0, DUR_MAX)
+    n = rand_nanos(rng)
+    if rng.random() < 0.5:  # negative: both parts carry the sign
+        s, n = -s, -n
+    d.seconds, d.nanos = s, n
+
+
+def rand_number(rng):
+    """A finite double for Value.number_value (NaN and infinities make MessageToDict raise)."""
+    x = rng.random()
+    if x < 0.4:
+        return rng.choice(NUMBER_EDGES)
+    if x < 0.6:
+        return float(rng.randint(-1000, 1000))  # integral: printed as 3.0 by Python
+    if x < 0.8:
+        return rng.uniform(-1e6, 1e6)
+    while True:
+        d = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        if math.isfinite(d):
+            return d
+
+
+def rand_key(rng):
+    return rng.choice(STRUCT_KEYS) if rng.random() < 0.6 else rand_string(rng)
+
+
+def fill_value(rng, v, depth):
+    """v (a google.protobuf.Value) gets a random kind; depth counts Struct/ListValue levels (to 3)."""
+    kinds = ["null", "number", "number", "string", "bool"] + (["struct", "list"] if depth < 3 else [])
+    k = "unset" if rng.random() < 0.04 else rng.choice(kinds)
+    if k == "null":
+        v.null_value = 0
+    elif k == "number":
+        v.number_value = rand_number(rng)
+    elif k == "string":
+        v.string_value = rand_string(rng)
+    elif k == "bool":
+        v.bool_value = rng.random() < 0.5
+    elif k == "struct":
+        v.struct_value.SetInParent()
+        fill_struct(rng, v.struct_value, depth + 1)
+    elif k == "list":
+        v.list_value.SetInParent()
+        fill_list(rng, v.list_value, depth + 1)
+
+
+def fill_struct(rng, s, depth):
+    for _ in range(rng.randint(0, 4)):
+        key = rand_key(rng)
+        if key not in s.fields:
+            fill_value(rng, s.fields[key], depth)
+
+
+def fill_list(rng, lst, depth):
+    for _ in range(rng.randint(0, 4)):
+        fill_value(rng, lst.values.add(), depth)
+
+
+def rand_mask_path(rng):
+    """A FieldMask path whose lowerCamelCase form converts back to it (every '_' followed by a
+    lowercase letter, no uppercase)."""
+    return ".".join("_".join(rng.choice(MASK_WORDS) for _ in range(rng.randint(1, 3)))
+                    for _ in range(rng.randint(1, 3)))
+
+
+def check_mask(fm):
+    """The FieldMask's JSON string converts back to the same paths."""
+    back = type(fm)()
+    back.FromJsonString(fm.ToJsonString())
+    assert list(back.paths) == list(fm.paths), list(fm.paths)
+
+
+def fill_any(rng, W, a, depth):
+    """a (an Any) holds a random message: Note, one of the well-known types, or (once) another Any."""
+    kinds = ["note", "note", "duration", "int32", "timestamp", "struct", "value", "list", "mask", "empty",
+             "string", "int64", "double", "none", "note_empty"] + (["any"] if depth < 2 else [])
+    k = rng.choice(kinds)
+    if k == "none":  # an Any with no field set prints {}
+        a.SetInParent()
+        return
+    if k == "note_empty":  # type_url only, no value bytes
+        a.type_url = TYPE_URL_PREFIX + "rwtest.Wkt.Note"
+        return
+    if k in ("note",):
+        sub = wkt_class(W, "rwtest.Wkt.Note")()
+        if rng.random() < 0.7:
+            sub.text = rand_string(rng)
+        if rng.random() < 0.7:
+            sub.n = rand_int(rng, "int64")
+    elif k == "duration":
+        sub = wkt_class(W, "google.protobuf.Duration")()
+        fill_duration(rng, sub)
+    elif k == "timestamp":
+        sub = wkt_class(W, "google.protobuf.Timestamp")()
+        fill_timestamp(rng, sub)
+    elif k == "int32":
+        sub = wkt_class(W, "google.protobuf.Int32Value")(value=rng.choice([0, rand_int(rng, "int32")]))
+    elif k == "int64":
+        sub = wkt_class(W, "google.protobuf.Int64Value")(value=rng.choice([0, rand_int(rng, "int64")]))
+    elif k == "double":
+        sub = wkt_class(W, "google.protobuf.DoubleValue")(value=rand_double(rng))
+    elif k == "string":
+        sub = wkt_class(W, "google.protobuf.StringValue")(value=rng.choice(["", rand_string(rng)]))
+    elif k == "struct":
+        sub = wkt_class(W, "google.protobuf.Struct")()
+        fill_struct(rng, sub, 1)
+    elif k == "value":
+        sub = wkt_class(W, "google.protobuf.Value")()
+        fill_value(rng, sub, 1)
+    elif k == "list":
+        sub = wkt_class(W, "google.protobuf.ListValue")()
+        fill_list(rng, sub, 1)
+    elif k == "mask":
+        sub = wkt_class(W, "google.protobuf.FieldMask")()
+        sub.paths.extend(rand_mask_path(rng) for _ in range(rng.randint(0, 3)))
+        check_mask(sub)
+    elif k == "empty":
+        sub = wkt_class(W, "google.protobuf.Empty")()
+    else:  # an Any inside the Any
+        sub = wkt_class(W, "google.protobuf.Any")()
+        fill_any(rng, W, sub, depth + 1)
+    pack_any(a, sub)
+
+
+def set_wrapper(rng, m, name):
+    w = getattr(m, name)
+    w.SetInParent()
+    fd = w.DESCRIPTOR.fields_by_name["value"]
+    if rng.random() < 0.3:
+        return  # present, holding the default value (0, "", false): still printed
+    w.value = rand_value(rng, fd)
+
+
+def gen_wkt(rng, W):
+    m = W()
+    if rng.random() < 0.6:
+        m.ts.SetInParent()
+        fill_timestamp(rng, m.ts)
+    if rng.random() < 0.6:
+        m.dur.SetInParent()
+        fill_duration(rng, m.dur)
+    if rng.random() < 0.4:
+        for _ in range(rng.randint(0, 3)):
+            fill_timestamp(rng, m.tss.add())
+    if rng.random() < 0.3:
+        for _ in range(rng.randint(0, 3)):
+            fill_duration(rng, m.durs.add())
+    for name in WRAPPERS:
+        if rng.random() < 0.4:
+            set_wrapper(rng, m, name)
+    if rng.random() < 0.3:
+        for _ in range(rng.randint(0, 3)):
+            w = m.w_int32s.add()
+            if rng.random() < 0.6:
+                w.value = rand_int(rng, "int32")
+    if rng.random() < 0.5:
+        m.st.SetInParent()
+        fill_struct(rng, m.st, 1)
+    if rng.random() < 0.5:
+        m.val.SetInParent()
+        fill_value(rng, m.val, 1)
+    if rng.random() < 0.4:
+        m.lst.SetInParent()
+        fill_list(rng, m.lst, 1)
+    if rng.random() < 0.4:
+        m.mask.SetInParent()
+        m.mask.paths.extend(rand_mask_path(rng) for _ in range(rng.randint(0, 3)))
+        check_mask(m.mask)
+    if rng.random() < 0.5:
+        m.any.SetInParent()
+        fill_any(rng, W, m.any, 1)
+    if rng.random() < 0.3:
+        for _ in range(rng.randint(0, 3)):
+            fill_any(rng, W, m.anys.add(), 1)
+    if rng.random() < 0.3:
+        m.empty.SetInParent()
+    if rng.random() < 0.4:
+        for _ in range(rng.randint(0, 4)):
+            key = rand_key(rng)
+            if key not in m.vals:
+                fill_value(rng, m.vals[key], 1)
+    return m
+
+
+def special_wkt(W):
+    T = lambda s, n=0: wkt_class(W, "google.protobuf.Timestamp")(seconds=s, nanos=n)  # noqa: E731
+    D = lambda s, n=0: wkt_class(W, "google.protobuf.Duration")(seconds=s, nanos=n)  # noqa: E731
+    V = wkt_class(W, "google.protobuf.Value")
+    Note = wkt_class(W, "rwtest.Wkt.Note")
+    out = []
+    out.append(("empty", W()))
+
+    m = W()  # every message field present, holding its default (all-zero) contents
+    for name in ["ts", "dur", "st", "val", "lst", "mask", "any", "empty"] + WRAPPERS:
+        getattr(m, name).SetInParent()
+    m.tss.add()
+    m.durs.add()
+    m.w_int32s.add()
+    m.anys.add()
+    m.vals[""].SetInParent()  # a map entry whose Value has no kind
+    out.append(("present_defaults", m))
+
+    m = W()  # timestamps: the extremes, around the epoch, each precision
+    m.ts.CopyFrom(T(TS_MIN))
+    m.tss.extend([T(TS_MAX, 999999999), T(0), T(-1), T(-1, 500000000), T(1, 1000000), T(1, 1000),
+                  T(1, 1), T(0, 10**8), T(-62135596800, 1), T(951782400, 123456789), T(-86400, 999999),
+                  T(1709164800, 120000000), T(TS_MAX), T(-2208988800, 50000)])
+    out.append(("timestamps", m))
+
+    m = W()  # durations: each precision, both signs, "-0.5s", the extremes
+    m.dur.CopyFrom(D(0, -500000000))
+    m.durs.extend([D(0), D(1, 500000000), D(-1, -500000000), D(0, 1), D(0, -1000), D(0, 10**6),
+                   D(DUR_MAX, 999999999), D(-DUR_MAX, -999999999), D(1, 10000000), D(100), D(-60),
+                   D(0, 999999999), D(3, 1000), D(-3, -1), D(86400, 50000000)])
+    out.append(("durations", m))
+
+    m = W()  # wrappers at their defaults (still printed: 0, "0", false, "")
+    for name in WRAPPERS:
+        getattr(m, name).SetInParent()
+    m.w_int32s.add()
+    m.w_int32s.add().value = 0
+    out.append(("wrappers_default", m))
+
+    m = W()  # wrappers at edge values
+    m.w_double.value = math.nan
+    m.w_float.value = math.inf
+    m.w_int64.value = -2**63
+    m.w_uint64.value = 2**64 - 1
+    m.w_int32.value = -2**31
+    m.w_uint32.value = 2**32 - 1
+    m.w_bool.value = True
+    m.w_string.value = "größe\t\"q\"\\ \x00 \u2028 😀"
+    m.w_bytes.value = bytes(range(0, 256, 15))
+    m.w_int32s.extend([wkt_class(W, "google.protobuf.Int32Value")(value=v) for v in [2**31 - 1, -1, 0]])
+    out.append(("wrappers_edges", m))
+
+    m = W()  # more wrapper edges: -0.0, tiny, huge, 2^53+1 as a string
+    m.w_double.value = -0.0
+    m.w_int64.value = 2**53 + 1
+    m.w_uint64.value = 2**63
+    m.w_int32.value = 2**31 - 1
+    m.w_uint32.value = 1
+    m.w_float.value = F32_MIN_DENORMAL
+    m.w_string.value = "\U0010ffff"
+    m.w_bytes.value = b"\xff"
+    out.append(("wrappers_edges_2", m))
+
+    m = W()  # Struct, Value of each kind, ListValue, the map of Values
+    m.st.fields["null"].null_value = 0
+    m.st.fields["num"].number_value = 3.0
+    m.st.fields["str"].string_value = ""
+    m.st.fields["bool"].bool_value = False
+    deep = m.st.fields["nested"].struct_value.fields["deep"].struct_value
+    deep.fields["list"].list_value.values.add().number_value = -0.0
+    m.st.fields["empty_struct"].struct_value.SetInParent()
+    m.st.fields["empty_list"].list_value.SetInParent()
+    m.st.fields["unset"].SetInParent()  # a Value with no kind: printed as null
+    m.val.number_value = 3.0  # integral: Python prints 3.0
+    for v in [V(null_value=0), V(number_value=1e300), V(string_value="s"), V(bool_value=True), V(),
+              V(number_value=float(2**53 + 1)), V(number_value=5e-324)]:
+        m.lst.values.add().CopyFrom(v)
+    m.lst.values.add().list_value.values.add().list_value.SetInParent()
+    m.lst.values.add().struct_value.fields["k"].bool_value = True
+    m.vals["null"].null_value = 0
+    m.vals["number"].number_value = 0.0
+    m.vals["string"].string_value = "x"
+    m.vals["bool"].bool_value = False
+    m.vals["struct"].struct_value.SetInParent()
+    m.vals["list"].list_value.SetInParent()
+    m.vals["unset"].SetInParent()
+    out.append(("struct_values", m))
+
+    m = W()  # val holding null_value; st and lst present but empty
+    m.val.null_value = 0
+    m.lst.SetInParent()
+    m.st.SetInParent()
+    out.append(("value_null", m))
+
+    m = W()
+    m.val.struct_value.fields["a"].list_value.values.add().null_value = 0
+    out.append(("value_struct", m))
+
+    m = W()  # FieldMask paths converted to lowerCamelCase
+    m.mask.paths.extend(["foo_bar.baz_qux", "a", "a1_b2", "x.y.z", "user.display_name", "v2_x_y"])
+    check_mask(m.mask)
+    out.append(("field_mask", m))
+
+    m = W()  # Any holding a message, the special forms, an empty Any, a nested Any
+    pack_any(m.any, Note(text="hi", n=-5))
+    subs = [
+        wkt_class(W, "google.protobuf.Duration")(seconds=1, nanos=500000000),
+        wkt_class(W, "google.protobuf.Int32Value")(value=0),
+        wkt_class(W, "google.protobuf.Int32Value")(value=-7),
+        T(TS_MAX, 999999999),
+        wkt_class(W, "google.protobuf.FieldMask")(paths=["foo_bar", "x.y_z"]),
+        wkt_class(W, "google.protobuf.Empty")(),
+        V(number_value=3.0),
+        V(null_value=0),
+        wkt_class(W, "google.protobuf.Int64Value")(value=2**63 - 1),
+        wkt_class(W, "google.protobuf.BytesValue")(value=b"\x00\xff"),
+        wkt_class(W, "google.protobuf.DoubleValue")(value=math.nan),
+        Note(),
+    ]
+    s = wkt_class(W, "google.protobuf.Struct")()
+    s.fields["k"].string_value = "v"
+    subs.append(s)
+    inner = wkt_class(W, "google.protobuf.Any")()
+    pack_any(inner, Note(text="inside"))
+    subs.append(inner)
+    for sub in subs:
+        pack_any(m.anys.add(), sub)
+    m.anys.add()  # no field set: {}
+    m.anys.add().type_url = TYPE_URL_PREFIX + "rwtest.Wkt.Note"  # no value bytes
+    m.empty.SetInParent()
+    out.append(("anys", m))
+    return out
+
+
+def noncanonical_wkt():
+    """Hand-made non-canonical Wkt payloads (after the specials): merges inside well-known types."""
+    v = lambda fn, x: tag(fn, VARINT) + varint(x)  # noqa: E731
+    note = lambda text, n: ld(1, text) + v(2, n)  # noqa: E731
+    entry = lambda k, val: ld(1, ld(1, k) + ld(2, val))  # noqa: E731  (a Struct.fields entry)
+    return [
+        # ts in two occurrences with a field in between; the second writes no nanos (0): the first
+        # occurrence's nanos stay, seconds -1 wins: 1969-12-31T23:59:59.123Z
+        (ld(1, v(1, 86400) + v(2, 123000000)) + ld(11, ld(1, b"between")) + ld(1, v(1, -1)),
+         "split_ts:earlier(nanos kept)"),
+        # nanos alone, then seconds alone: 0001-01-01T00:00:00.000000999Z
+        (ld(1, v(2, 999)) + ld(1, v(1, TS_MIN)), "split_ts:nanos|seconds"),
+        # dur's nanos twice, the first of the other sign: -1.500s
+        (ld(2, v(2, 7) + v(1, -1) + v(2, -500000000)), "dup_scalar:dur.nanos(first=+7)"),
+        # dur's seconds twice, the last 0: -0.500s
+        (ld(2, v(1, 5) + v(2, -500000000) + v(1, 0)), "dup_scalar:dur.seconds(last=zero)"),
+        # val twice, both struct_value: the Values merge, so do their Structs (map: last entry wins)
+        (ld(15, ld(5, entry(b"a", v(4, 1)) + entry(b"k", ld(3, b"old")))) +
+         ld(15, ld(5, entry(b"b", v(1, 0)) + entry(b"k", ld(3, b"new")))), "split_message:val.struct_value*2"),
+        # any twice: type_url and value are scalars (bytes), the second value replaces the first whole
+        (ld(18, ld(1, TYPE_URL_PREFIX.encode() + b"rwtest.Wkt.Note") + ld(2, note(b"first", 1))) +
+         ld(18, ld(2, v(2, 2))), "split_message:any*2(value replaced)"),
+    ]
+
+
+# Non-canonical rewrites for Wkt. Field numbers: ts 1, dur 2, val 15, st 14, any 18, the wrappers 4-12.
+
+def _first(toks, fn):
+    return next((i for i, t in enumerate(toks) if t.fn == fn and t.wt == LEN), None)
+
+
+def _len_tok(fn, payload):
+    return Tok(fn, LEN, ld(fn, payload), payload)
+
+
+def nc_wkt_split_ts(rng, cls, b):
+    """The singular Timestamp `ts` in two occurrences: they merge, field by field, the last wins.
+    `earlier`: the first occurrence holds other seconds and nanos, overwritten only where the second
+    occurrence writes the field (a zero nanos is not written: the earlier nanos then stays)."""
+    toks = split_fields(b)
+    i = _first(toks, 1)
+    if i is None:
+        return None
+    inner = split_fields(toks[i].payload)
+    if rng.random() < 0.5 and inner:
+        variant = "seconds|nanos"
+        a = [t for t in inner if t.fn == 1]
+        c = [t for t in inner if t.fn != 1]
+        first, second = join(a), join(c)
+    else:
+        variant = "earlier"
+        t = wkt_class(cls, "google.protobuf.Timestamp")()
+        fill_timestamp(rng, t)
+        first, second = t.SerializeToString(), toks[i].payload
+    new = toks[:i] + [_len_tok(1, first)]
+    new += insert_at_random(rng, toks[i + 1:], [_len_tok(1, second)])
+    return join(new), "split_ts:" + variant
+
+
+def nc_wkt_dup_duration(rng, cls, b):
+    """Inside `dur`, seconds or nanos written twice (the first with another value, possibly of the
+    other sign): the last wins. A field the canonical bytes leave out (zero) is written as 0 after."""
+    toks = split_fields(b)
+    i = _first(toks, 2)
+    if i is None:
+        return None
+    inner = split_fields(toks[i].payload)
+    fn = rng.choice([1, 2])
+    earlier = rng.choice([7, -7, 10**9 - 1, -1]) if fn == 2 else rng.choice([5, -5, DUR_MAX, -1])
+    pre = split_fields(tag(fn, VARINT) + varint(earlier))
+    if not any(t.fn == fn for t in inner):
+        inner = inner + split_fields(tag(fn, VARINT) + varint(0))
+        lab = "(last=zero)"
+    else:
+        lab = ""
+    j = next(k for k, t in enumerate(inner) if t.fn == fn)
+    p = join(inner[:j] + pre + inner[j:])
+    toks[i] = _len_tok(2, p)
+    return join(toks), "dup_scalar:dur.%s%s" % ("seconds" if fn == 1 else "nanos", lab)
+
+
+def nc_wkt_value_oneof_two(rng, cls, b):
+    """`val` with another kind of Value before its own: the last one wins (a Value with no kind takes
+    the added one)."""
+    toks = split_fields(b)
+    i = _first(toks, 15)
+    if i is None:
+        return None
+    inner = split_fields(toks[i].payload)
+    own = {t.fn for t in inner}
+    pool = [(1, "null", tag(1, VARINT) + varint(0)), (2, "number", tag(2, I64) + struct.pack("<d", 2.5)),
+            (3, "string", ld(3, b"gone")), (4, "bool", tag(4, VARINT) + varint(1))]
+    cand = [c for c in pool if c[0] not in own]
+    fn, name, raw = rng.choice(cand)
+    p = raw + toks[i].payload
+    toks[i] = _len_tok(15, p)
+    return join(toks), "oneof_two:val(%s first%s)" % (name, "" if own else ", no own kind")
+
+
+def nc_wkt_struct_dup_key(rng, cls, b):
+    """A key of `st` twice: the earlier entry holds another value, the last entry wins."""
+    toks = split_fields(b)
+    i = _first(toks, 14)
+    if i is None:
+        return None
+    entries = split_fields(toks[i].payload)
+    if not entries:
+        return None
+    j = rng.randrange(len(entries))
+    key = next((t.payload for t in split_fields(entries[j].payload) if t.fn == 1), b"")
+    old = split_fields(ld(1, ld(1, key) + ld(2, ld(3, b"old"))))
+    p = join(entries[:j] + old + entries[j:])
+    toks[i] = _len_tok(14, p)
+    return join(toks), "map_dup_key:st"
+
+
+def nc_wkt_wrapper_zero(rng, cls, b):
+    """Present wrappers written with an explicit zero `value` first (what a serializer leaves out):
+    the same message; a non-zero value after it wins."""
+    d = cls.DESCRIPTOR
+    toks = split_fields(b)
+    idx = [k for k, t in enumerate(toks) if 4 <= t.fn <= 13 and t.wt == LEN]
+    if not idx:
+        return None
+    labels = []
+    for k in sorted(rng.sample(idx, min(len(idx), rng.randint(1, 3)))):
+        t = toks[k]
+        fd = d.fields_by_number[t.fn]
+        vfd = fd.message_type.fields_by_name["value"]
+        p = join([explicit_default_tok(vfd)]) + t.payload
+        toks[k] = _len_tok(t.fn, p)
+        labels.append(fd.name)
+    return join(toks), "explicit_zero:" + ",".join(labels)
+
+
+def nc_wkt_unknown_inside(rng, cls, b):
+    """Unknown fields inside well-known types (ts, dur, empty, a wrapper, val, any): not printed, kept
+    by the re-serialization."""
+    d = cls.DESCRIPTOR
+    toks = split_fields(b)
+    idx = [k for k, t in enumerate(toks) if t.fn in (1, 2, 4, 6, 8, 11, 15, 18, 19) and t.wt == LEN]
+    if not idx:
+        return None
+    labels = []
+    for k in sorted(rng.sample(idx, min(len(idx), rng.randint(1, 2)))):
+        t = toks[k]
+        lab, raw = rng.choice([("99:varint", tag(99, VARINT) + varint(99)), ("7:len", ld(7, b"?")),
+                               ("9:i32", tag(9, I32) + b"\x01\x02\x03\x04")])
+        p = join(insert_at_random(rng, split_fields(t.payload), split_fields(raw)))
+        toks[k] = _len_tok(t.fn, p)
+        labels.append("%s.%s" % (d.fields_by_number[t.fn].name, lab))
+    return join(toks), "unknown:" + ",".join(labels)
+
+
+def nc_wkt_any_value_first(rng, cls, b):
+    """`any` with its value bytes before its type_url (fields out of order inside the Any)."""
+    toks = split_fields(b)
+    i = _first(toks, 18)
+    if i is None:
+        return None
+    inner = split_fields(toks[i].payload)
+    if len({t.fn for t in inner}) < 2:
+        return None
+    p = join([t for t in inner if t.fn == 2] + [t for t in inner if t.fn != 2])
+    toks[i] = _len_tok(18, p)
+    return join(toks), "reordered:any.value_first"
+
+
+WKT_NC = [nc_wkt_split_ts, nc_wkt_dup_duration, nc_wkt_value_oneof_two, nc_wkt_struct_dup_key,
+          nc_wkt_wrapper_zero, nc_wkt_unknown_inside, nc_wkt_any_value_first, nc_reordered]
+
+
+# ---------------------------------------------------------------------------------------------------
 # Oracle and output.
 
 
 def oracle(cls, payload):
     msg = cls.FromString(payload)
-    d = json_format.MessageToDict(msg, preserving_proto_field_name=True)
+    # An Any's type is looked up in the pool made from the .pb file (not the default pool).
+    pool = cls.DESCRIPTOR.file.pool
+    d = json_format.MessageToDict(msg, preserving_proto_field_name=True, descriptor_pool=pool)
     d_all = json_format.MessageToDict(msg, preserving_proto_field_name=True,
-                                      always_print_fields_with_no_presence=True)
+                                      always_print_fields_with_no_presence=True, descriptor_pool=pool)
     if msg.IsInitialized():
         det = msg.SerializeToString(deterministic=True)
     else:
@@ -1135,11 +1695,13 @@ def oracle(cls, payload):
     return d, d_all, det, msg.IsInitialized()
 
 
-def build(cls, rng, specials, gen, ncs, n, nc_rate):
-    """[(payload, label)] for n records."""
+def build(cls, rng, specials, gen, ncs, n, nc_rate, extra=()):
+    """[(payload, label)] for n records: the specials (canonical), the `extra` (payload, label) pairs,
+    then random ones."""
     records = []
     for _, m in specials:
         records.append((m.SerializeToString(deterministic=True), None))
+    records += list(extra)
     k = 0
     while len(records) < n:
         m = gen(rng, cls)
@@ -1192,20 +1754,28 @@ def write_outputs(name, cls, records):
         assert tf_read(f.read()) == [p for p, _ in records]
 
 
-def map_order_free(cls, b):
-    """b with the top-level map entries sorted (Shapes' maps are all top-level), to compare two
-    serializations that differ only in the order of map entries."""
-    d = cls.DESCRIPTOR
-    maps = {f.number for f in d.fields if f.message_type is not None and f.message_type.GetOptions().map_entry}
-    toks = split_fields(b)
-    return [t.raw for t in toks if t.fn not in maps], sorted(t.raw for t in toks if t.fn in maps)
+def map_order_free(desc, b):
+    """b with the map entries sorted, at every level of nesting (Wkt's Struct maps are nested), to
+    compare two serializations that differ only in the order of map entries."""
+    plain, entries = [], []
+    for t in split_fields(b):
+        fd = desc.fields_by_number.get(t.fn)
+        x = t.raw
+        if fd is not None and fd.message_type is not None and t.wt == LEN:
+            x = (t.fn, map_order_free(fd.message_type, t.payload))
+        if fd is not None and fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+            entries.append(x)
+        else:
+            plain.append(x)
+    return plain, sorted(entries, key=repr)
 
 
-def check_upb(S, L):
+def check_upb(sets):
     """Re-parses every payload with the upb runtime: same dicts (key order ignored), same bytes but
     for the order of map entries (upb's deterministic order is not ascending by key, see README)."""
-    problems = map_order = 0
-    for name, cls in (("shapes", S), ("legacy", L)):
+    problems = 0
+    map_order = collections.Counter()
+    for name, cls in sets:
         with open(os.path.join(OUT, name + ".tfrecord"), "rb") as f:
             payloads = tf_read(f.read())
         with open(os.path.join(OUT, name + ".expected.jsonl"), encoding="utf-8") as f:
@@ -1216,8 +1786,8 @@ def check_upb(S, L):
             want_det = base64.b64decode(exp["deterministic_b64"])
             ok = (json.loads(json.dumps(d)) == exp["dict"] and json.loads(json.dumps(d_all)) == exp["dict_all"])
             if ok and det != want_det:
-                if map_order_free(cls, det) == map_order_free(cls, want_det):
-                    map_order += 1
+                if map_order_free(cls.DESCRIPTOR, det) == map_order_free(cls.DESCRIPTOR, want_det):
+                    map_order[name] += 1
                 else:
                     ok = False
             if not ok:
@@ -1225,24 +1795,27 @@ def check_upb(S, L):
                 print("upb differs: %s record %d (%s)" % (name, i, exp["noncanonical"]))
                 print("  upb:   ", d, base64.b64encode(det).decode("ascii"))
                 print("  python:", exp["dict"], exp["deterministic_b64"])
-    print("upb cross-check: %d differences; %d records whose deterministic bytes differ only in the "
-          "order of map entries" % (problems, map_order))
+    print("upb cross-check: %d differences; records whose deterministic bytes differ only in the order of "
+          "map entries: %s" % (problems, ", ".join("%s %d" % (n, map_order[n]) for n, _ in sets)))
     return problems
 
 
 def main():
     if CHECK_UPB:
-        S = load_class(os.path.join(OUT, "shapes.pb"), "rwtest.Shapes")
-        L = load_class(os.path.join(OUT, "legacy.pb"), "rwtest.Legacy")
-        sys.exit(1 if check_upb(S, L) else 0)
+        sys.exit(1 if check_upb([(name, load_class(os.path.join(OUT, name + ".pb"), full_name))
+                                 for name, full_name in SETS]) else 0)
 
     S = load_class(compile_proto("shapes"), "rwtest.Shapes")
     L = load_class(compile_proto("legacy"), "rwtest.Legacy")
+    W = load_class(compile_proto("wkt"), "rwtest.Wkt")
 
     shapes = build(S, random.Random(SEED_SHAPES), special_shapes(S), gen_shapes, SHAPES_NC, N_SHAPES, 0.7)
     legacy = build(L, random.Random(SEED_LEGACY), special_legacy(L), gen_legacy, LEGACY_NC, N_LEGACY, 0.8)
+    wkt = build(W, random.Random(SEED_WKT), special_wkt(W), gen_wkt, WKT_NC, N_WKT, 0.6,
+                noncanonical_wkt())
     write_outputs("shapes", S, shapes)
     write_outputs("legacy", L, legacy)
+    write_outputs("wkt", W, wkt)
 
     rc = subprocess.call([sys.executable, os.path.abspath(__file__), "--check-upb"])
     assert rc == 0, "upb cross-check failed"
@@ -1251,7 +1824,7 @@ def main():
         platform.python_version(), importlib.metadata.version("protobuf"), api_implementation.Type(),
         importlib.metadata.version("grpcio-tools"),
         subprocess.check_output([sys.executable, "-m", "grpc_tools.protoc", "--version"]).decode().strip()))
-    for name, recs in (("shapes", shapes), ("legacy", legacy)):
+    for name, recs in (("shapes", shapes), ("legacy", legacy), ("wkt", wkt)):
         c = collections.Counter(part.split(":")[0] for _, lab in recs if lab for part in lab.split(" + "))
         print("%s: %d records, %d non-canonical (%d with two rewrites); rewrites used: %s" % (
             name, len(recs), sum(1 for _, lab in recs if lab), sum(1 for _, lab in recs if " + " in (lab or "")),

@@ -5,7 +5,8 @@
 //! `testdata/schema/README.md`) from the same bytes, which include
 //! non-canonical encodings (split messages, repeated scalars, packed and
 //! unpacked runs mixed, wrong wire types, closed enums' unknown values,
-//! duplicate map keys, oneof members overriding each other).
+//! duplicate map keys, oneof members overriding each other), and Google's
+//! well-known types in their JSON forms (`wkt`).
 
 use serde_json::Value;
 
@@ -62,7 +63,11 @@ fn check(name: &str, message: &str, schema: &[&str], key: &str, extra: &[&str]) 
 
 #[test]
 fn every_record_prints_as_message_to_dict_by_a_descriptor_set() {
-    for (name, message) in [("shapes", "rwtest.Shapes"), ("legacy", "rwtest.Legacy")] {
+    for (name, message) in [
+        ("shapes", "rwtest.Shapes"),
+        ("legacy", "rwtest.Legacy"),
+        ("wkt", "rwtest.Wkt"),
+    ] {
         let set = format!("testdata/schema/{name}.pb");
         check(name, message, &["--descriptor-set", &set], "dict", &[]);
         check(
@@ -77,7 +82,12 @@ fn every_record_prints_as_message_to_dict_by_a_descriptor_set() {
 
 #[test]
 fn the_proto_sources_give_the_same_schema() {
-    for (name, message) in [("shapes", "rwtest.Shapes"), ("legacy", "rwtest.Legacy")] {
+    // wkt.proto's imports are the well-known types protox has built in.
+    for (name, message) in [
+        ("shapes", "rwtest.Shapes"),
+        ("legacy", "rwtest.Legacy"),
+        ("wkt", "rwtest.Wkt"),
+    ] {
         let proto = format!("testdata/schema/{name}.proto");
         check(
             name,
