@@ -483,6 +483,9 @@ pub struct GetCommand {
     /// Only these features (comma-separated names).
     #[arg(long, value_delimiter = ',')]
     pub features: Option<Vec<String>>,
+    /// Records of any protobuf message, by a schema given here.
+    #[command(flatten)]
+    pub schema: SchemaArgs,
 }
 
 /// The arguments of `order`.

@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::frame::{shift_record, ErrorPolicy, PartVisitor, Record, Split};
 use crate::index::{sidecar_path, Index, IndexFormat};
 use crate::io::{OpenOptions, RecordFile, Source};
+use crate::schema::{JsonOptions, Schema};
 
 pub(super) fn fatal(e: Error) -> Failure {
     Failure::Fatal(e, EXIT_USAGE)
@@ -287,17 +288,25 @@ pub(super) fn record_ids(args: &[String], ids_file: Option<&Path>) -> Result<Vec
     Ok(ids)
 }
 
+#[allow(clippy::too_many_arguments)]
 pub(super) fn get(
     files: &[PathBuf],
     ids: &[u64],
     read: &ReadArgs,
     index: Option<&Path>,
     features: Option<Vec<String>>,
+    schema: &super::args::SchemaArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
     if index.is_some() && files.len() > 1 {
         return Err(Failure::Usage("--index goes with a single file".into()));
+    }
+    let schema = schema.load()?;
+    if schema.is_some() && features.is_some() {
+        return Err(Failure::Usage(
+            "--features picks tf.Example features; with --message every field is printed".into(),
+        ));
     }
     let mut shards = open_each(
         files,
@@ -327,6 +336,7 @@ pub(super) fn get(
         ids,
         read.strict,
         wanted.as_mut(),
+        schema.as_ref(),
         &mut out,
         &mut notes,
         stderr,
@@ -361,6 +371,7 @@ fn get_records(
     ids: &[u64],
     strict: bool,
     mut wanted: Option<&mut Wanted>,
+    schema: Option<&(Schema, JsonOptions)>,
     out: &mut dyn Write,
     notes: &mut [super::payload::Notes],
     stderr: &mut dyn Write,
@@ -388,6 +399,7 @@ fn get_records(
             payload,
             strict,
             filter: wanted.as_deref().map(Wanted::names),
+            schema,
         };
         json.write(
             &record.as_record(),
@@ -405,6 +417,8 @@ pub(super) struct JsonLine<'a> {
     pub(super) payload: crate::view::PayloadKind,
     pub(super) strict: bool,
     pub(super) filter: Option<&'a [Vec<u8>]>,
+    /// Records of a message given at run time (`--message`), not of `payload`.
+    pub(super) schema: Option<&'a (Schema, JsonOptions)>,
 }
 
 impl JsonLine<'_> {
@@ -419,20 +433,30 @@ impl JsonLine<'_> {
         stderr: &mut dyn Write,
     ) -> CmdResult {
         line.clear();
-        if let Err(e) = crate::json::write_record(
-            line,
-            self.payload,
-            record.data,
-            record.data_offset,
-            self.strict,
-            self.filter,
-        ) {
-            notes.bad(record.id, record.data);
+        let written = match self.schema {
+            Some((schema, options)) => {
+                schema.write_json(line, record.data, record.data_offset, options)
+            }
+            None => crate::json::write_record(
+                line,
+                self.payload,
+                record.data,
+                record.data_offset,
+                self.strict,
+                self.filter,
+            ),
+        };
+        if let Err(e) = written {
+            if self.schema.is_none() {
+                notes.bad(record.id, record.data);
+            }
             out.flush()?;
             report(stderr, &record.context(e));
             return Err(Failure::Data);
         }
-        notes.record(record.id, record.data, record.data_offset);
+        if self.schema.is_none() {
+            notes.record(record.id, record.data, record.data_offset);
+        }
         line.push(b'\n');
         out.write_all(line)?;
         Ok(())

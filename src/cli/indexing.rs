@@ -70,6 +70,7 @@ pub(super) fn get(c: GetCommand, stdout: &mut dyn Write, stderr: &mut dyn Write)
         &c.read,
         c.index.as_deref(),
         c.features,
+        &c.schema,
         stdout,
         stderr,
     )

@@ -138,3 +138,30 @@ fn schema_mistakes_are_usage_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("bad.proto:3:3: "), "{err}");
 }
+
+#[test]
+fn get_prints_the_records_it_is_asked_for_by_the_schema() {
+    let schema = [
+        "--descriptor-set",
+        "testdata/schema/wkt.pb",
+        "--message",
+        "rwtest.Wkt",
+    ];
+    let data = "testdata/schema/wkt.tfrecord";
+    let mut args = vec!["cat"];
+    args.extend_from_slice(&schema);
+    args.push(data);
+    let (code, all, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let all: Vec<&str> = all.split('\n').filter(|l| !l.is_empty()).collect();
+    let mut args = vec!["get", data, "11", "3", "39"];
+    args.extend_from_slice(&schema);
+    let (code, got, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let want = format!("{}\n{}\n{}\n", all[11], all[3], all[39]);
+    assert_eq!(got, want);
+    let mut args = vec!["get", data, "0", "--features", "x"];
+    args.extend_from_slice(&schema);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 2, "{err}");
+}
