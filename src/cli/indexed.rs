@@ -295,7 +295,7 @@ pub(super) fn get(
     read: &ReadArgs,
     index: Option<&Path>,
     features: Option<Vec<String>>,
-    schema: &super::args::SchemaArgs,
+    schema: &super::SchemaArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {

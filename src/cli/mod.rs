@@ -22,6 +22,7 @@ mod inspect;
 mod output;
 mod payload;
 mod progress;
+mod schema_args;
 mod verify;
 mod write;
 
@@ -34,8 +35,8 @@ use clap::Parser;
 pub use args::{
     BenchCommand, CatArgs, CatCommand, Cli, Command, ConvertCommand, CountCommand, DecodeCommand,
     DumpCommand, EncodeCommand, ExportCommand, ExportFormat, GetCommand, ImportCommand,
-    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SpecFormat, StoreArgs,
-    VerifyCommand, WriteArgs,
+    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SchemaArgs, SpecFormat,
+    StoreArgs, VerifyCommand, WriteArgs,
 };
 
 use crate::error::Error;

@@ -26,6 +26,7 @@
 
 mod json;
 mod plan;
+mod well_known;
 
 use std::path::Path;
 use std::sync::Arc;
