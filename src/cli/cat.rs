@@ -9,7 +9,6 @@ use super::{payload, progress, report, CatArgs, CmdResult, Failure, ReadArgs};
 use crate::error::{Error, ErrorKind};
 use crate::frame::ErrorPolicy;
 use crate::io::Source;
-use crate::json;
 use crate::schema::{JsonOptions, Schema};
 use crate::view::PayloadKind;
 
@@ -27,12 +26,7 @@ pub(super) fn cat(
             max_errors: o.max_errors,
         },
     };
-    let schema = o.schema.load()?;
-    if schema.is_some() && o.features.is_some() {
-        return Err(Failure::Usage(
-            "--features picks tf.Example features; with --message every field is printed".into(),
-        ));
-    }
+    let schema = o.schema.load(o.features.is_some())?;
     let mut wanted = Wanted::new(o.features.as_deref());
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout);
     let mut skipped = 0u64;
@@ -135,19 +129,14 @@ impl CatWalk<'_> {
                     if let Some(w) = wanted.as_deref_mut() {
                         w.mark(self.payload, &record);
                     }
-                    let written = match self.schema {
-                        Some((schema, options)) => {
-                            schema.write_json(&mut line, record.data, record.data_offset, options)
-                        }
-                        None => json::write_record(
-                            &mut line,
-                            self.payload,
-                            record.data,
-                            record.data_offset,
-                            self.strict,
-                            wanted.as_deref().map(Wanted::names),
-                        ),
-                    };
+                    let written = super::schema_args::write_json(
+                        self.schema,
+                        &mut line,
+                        self.payload,
+                        &record,
+                        self.strict,
+                        wanted.as_deref().map(Wanted::names),
+                    );
                     match written {
                         Ok(()) => {
                             if self.schema.is_none() {

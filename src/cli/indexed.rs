@@ -302,12 +302,7 @@ pub(super) fn get(
     if index.is_some() && files.len() > 1 {
         return Err(Failure::Usage("--index goes with a single file".into()));
     }
-    let schema = schema.load()?;
-    if schema.is_some() && features.is_some() {
-        return Err(Failure::Usage(
-            "--features picks tf.Example features; with --message every field is printed".into(),
-        ));
-    }
+    let schema = schema.load(features.is_some())?;
     let mut shards = open_each(
         files,
         |path| open_shard(path, read, index),
@@ -433,19 +428,14 @@ impl JsonLine<'_> {
         stderr: &mut dyn Write,
     ) -> CmdResult {
         line.clear();
-        let written = match self.schema {
-            Some((schema, options)) => {
-                schema.write_json(line, record.data, record.data_offset, options)
-            }
-            None => crate::json::write_record(
-                line,
-                self.payload,
-                record.data,
-                record.data_offset,
-                self.strict,
-                self.filter,
-            ),
-        };
+        let written = super::schema_args::write_json(
+            self.schema,
+            line,
+            self.payload,
+            record,
+            self.strict,
+            self.filter,
+        );
         if let Err(e) = written {
             if self.schema.is_none() {
                 notes.bad(record.id, record.data);

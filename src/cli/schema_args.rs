@@ -35,9 +35,12 @@ pub struct SchemaArgs {
 }
 
 impl SchemaArgs {
-    /// The schema and JSON options asked for, or `None` without one.
+    /// The schema and JSON options asked for, or `None` without one;
+    /// `features`: the command was given `--features`, which a schema
+    /// cannot go with.
     pub(crate) fn load(
         &self,
+        features: bool,
     ) -> Result<Option<(crate::schema::Schema, crate::schema::JsonOptions)>, super::Failure> {
         use super::{Failure, EXIT_USAGE};
         use crate::schema::{JsonOptions, Schema};
@@ -50,6 +53,11 @@ impl SchemaArgs {
             }
             return Ok(None);
         };
+        if features {
+            return usage(
+                "--features picks tf.Example features; with --message every field is printed",
+            );
+        }
         let schema =
             match (&self.descriptor_set, self.proto.is_empty()) {
                 (Some(_), false) => return usage("give --proto or --descriptor-set, not both"),
@@ -72,5 +80,31 @@ impl SchemaArgs {
             .with_json_names(self.json_names)
             .with_defaults(self.print_defaults);
         Ok(Some((schema, options)))
+    }
+}
+
+/// Appends `record` to `line` as JSON: by the schema where one was given
+/// (`--message`), else as the payload it is read as, with only the
+/// tf.Example features of `filter`.
+pub(crate) fn write_json(
+    schema: Option<&(crate::schema::Schema, crate::schema::JsonOptions)>,
+    line: &mut Vec<u8>,
+    payload: crate::view::PayloadKind,
+    record: &crate::frame::Record<'_>,
+    strict: bool,
+    filter: crate::json::FeatureFilter<'_>,
+) -> Result<(), crate::wire::DecodeError> {
+    match schema {
+        Some((schema, options)) => {
+            schema.write_json(line, record.data, record.data_offset, options)
+        }
+        None => crate::json::write_record(
+            line,
+            payload,
+            record.data,
+            record.data_offset,
+            strict,
+            filter,
+        ),
     }
 }

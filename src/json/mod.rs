@@ -367,6 +367,18 @@ pub(crate) fn write_f32(out: &mut Vec<u8>, v: f32) {
     }
 }
 
+/// Appends `bytes` in standard base64 with padding, encoded in place (no
+/// allocation beyond `out`'s growth).
+pub(crate) fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    let start = out.len();
+    let n = base64::encoded_len(bytes.len(), true).unwrap_or(0);
+    out.resize(start + n, 0);
+    let written = base64::engine::general_purpose::STANDARD
+        .encode_slice(bytes, &mut out[start..])
+        .unwrap_or(0);
+    out.truncate(start + written);
+}
+
 fn write_num_list<T: Element>(
     out: &mut Vec<u8>,
     list: &NumList<'_, T>,
@@ -404,13 +416,7 @@ pub fn write_feature(out: &mut Vec<u8>, feature: FeatureRef<'_>) -> Result<(), D
                 let v = v?;
                 out.extend_from_slice(if first { b"{\"value\":[\"" } else { b",\"" });
                 first = false;
-                let start = out.len();
-                let n = base64::encoded_len(v.len(), true).unwrap_or(0);
-                out.resize(start + n, 0);
-                let written = base64::engine::general_purpose::STANDARD
-                    .encode_slice(v, &mut out[start..])
-                    .unwrap_or(0);
-                out.truncate(start + written);
+                write_base64(out, v);
                 out.push(b'"');
             }
             out.extend_from_slice(if first { b"{}" } else { b"]}" });
@@ -546,11 +552,7 @@ pub fn write_record(
         PayloadRef::OfRecord(v) => write_ofrecord(out, v, filter),
         PayloadRef::Raw(bytes) => {
             out.extend_from_slice(b"{\"raw\":\"");
-            out.extend_from_slice(
-                base64::engine::general_purpose::STANDARD
-                    .encode(bytes)
-                    .as_bytes(),
-            );
+            write_base64(out, bytes);
             out.extend_from_slice(b"\"}");
             Ok(())
         }

@@ -12,11 +12,9 @@
 //! unknown field (left out, as protobuf's JSON leaves unknown fields out), and
 //! an unknown value of a closed (proto2) enum is an unknown field too.
 
-use base64::Engine as _;
-
 use super::plan::{FieldKind, FieldPlan, Plan};
 use super::Schema;
-use crate::json::{write_f32, write_f64};
+use crate::json::{write_base64, write_f32, write_f64};
 use crate::names::write_json_string;
 use crate::wire::{DecodeError, DecodeReason, FieldReader, Value, MAX_DEPTH};
 
@@ -580,8 +578,7 @@ impl Printer<'_> {
             }
             (_, Scalar::Str(s) | Scalar::Bytes(s)) => {
                 out.push(b'"');
-                let encoded = base64::engine::general_purpose::STANDARD.encode(s);
-                out.extend_from_slice(encoded.as_bytes());
+                write_base64(out, s);
                 out.push(b'"');
             }
         }

@@ -2,6 +2,8 @@
 //! each field (number, kind, names, presence, packing, nested plan), made once
 //! from prost-reflect's descriptors and shared by every thread.
 
+use std::collections::HashMap;
+
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor, Syntax};
 
 /// A field's type, with its nested message or enum by index into the plan.
@@ -141,8 +143,9 @@ impl EnumPlan {
 pub(crate) struct Plan {
     pub(crate) messages: Vec<MessagePlan>,
     pub(crate) enums: Vec<EnumPlan>,
-    message_names: Vec<String>,
-    enum_names: Vec<String>,
+    /// Indexes by full name.
+    message_index: HashMap<String, usize>,
+    enum_index: HashMap<String, usize>,
 }
 
 impl Plan {
@@ -159,15 +162,15 @@ impl Plan {
 
     /// The index of the message type `full_name`.
     pub(crate) fn message_named(&self, full_name: &str) -> Option<usize> {
-        self.message_names.iter().position(|n| n == full_name)
+        self.message_index.get(full_name).copied()
     }
 
     fn message(&mut self, m: &MessageDescriptor) -> usize {
-        if let Some(i) = self.message_names.iter().position(|n| n == m.full_name()) {
+        if let Some(&i) = self.message_index.get(m.full_name()) {
             return i;
         }
         let index = self.messages.len();
-        self.message_names.push(m.full_name().to_owned());
+        self.message_index.insert(m.full_name().to_owned(), index);
         self.messages.push(MessagePlan {
             well_known: WellKnown::of(m.full_name()),
             fields: Vec::new(),
@@ -219,7 +222,7 @@ impl Plan {
     }
 
     fn enumeration(&mut self, e: &prost_reflect::EnumDescriptor) -> usize {
-        if let Some(i) = self.enum_names.iter().position(|n| n == e.full_name()) {
+        if let Some(&i) = self.enum_index.get(e.full_name()) {
             return i;
         }
         let mut values: Vec<(i32, String)> = Vec::new();
@@ -231,7 +234,8 @@ impl Plan {
             }
         }
         values.sort_by_key(|(n, _)| *n);
-        self.enum_names.push(e.full_name().to_owned());
+        self.enum_index
+            .insert(e.full_name().to_owned(), self.enums.len());
         self.enums.push(EnumPlan {
             values,
             closed: e.parent_file().syntax() == Syntax::Proto2,

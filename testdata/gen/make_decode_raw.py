@@ -22,23 +22,9 @@ import sys
 
 GEN = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(os.path.dirname(GEN), "decode_raw")
+sys.path.insert(0, GEN)
 
-
-def varint(n):
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(number, wire):
-    return varint(number << 3 | wire)
+from wire import ld, tag, tf_frame, varint  # noqa: E402
 
 
 def v(number, value):
@@ -61,31 +47,8 @@ def f32_bits(number, bits):
     return tag(number, 5) + struct.pack("<I", bits)
 
 
-def ld(number, body):
-    return tag(number, 2) + varint(len(body)) + body
-
-
 def group(number, body):
     return tag(number, 3) + body + tag(number, 4)
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c ^= b
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    return c ^ 0xFFFFFFFF
-
-
-def masked(data):
-    c = crc32c(data)
-    return (((c >> 15) | (c << 17)) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def frame(payload):
-    length = struct.pack("<Q", len(payload))
-    return length + struct.pack("<I", masked(length)) + payload + struct.pack("<I", masked(payload))
 
 
 def payloads():
@@ -125,7 +88,7 @@ def main():
     records = list(payloads())
     with open(os.path.join(OUT, "unknown.tfrecord"), "wb") as f:
         for p in records:
-            f.write(frame(p))
+            f.write(tf_frame(p))
     texts = []
     for i, p in enumerate(records):
         r = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "--decode_raw"],

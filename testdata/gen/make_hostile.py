@@ -30,6 +30,10 @@ import struct
 import sys
 import zlib
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from wire import masked_crc, tag, tf_frame, tf_header, varint  # noqa: E402
+
 GEN = os.path.dirname(os.path.abspath(__file__))
 TESTDATA = os.path.dirname(GEN)
 BAD = os.path.join(TESTDATA, "bad")
@@ -42,44 +46,6 @@ MAX_DEPTH = 100  # Google's kDefaultRecursionLimit; the top-level message is dep
 # CRC32C and TFRecord's mask (docs/FORMAT.md §1.3)
 
 
-def _crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_CRC_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = _CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-def masked_crc(data):
-    c = crc32c(data)
-    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-assert crc32c(b"123456789") == 0xE3069283
-
-
-def tf_header(length):
-    """A TFRecord header declaring `length` (any u64) with its correct length CRC."""
-    n = struct.pack("<Q", length)
-    return n + struct.pack("<I", masked_crc(n))
-
-
-def tf_frame(data):
-    return tf_header(len(data)) + data + struct.pack("<I", masked_crc(data))
-
-
 def of_frame(data):
     return struct.pack("<q", len(data)) + data
 
@@ -87,23 +53,6 @@ def of_frame(data):
 # --------------------------------------------------------------------------------------------
 # Protobuf wire pieces. A "part" is (bytes, mark): mark is the offset of the byte an error is
 # expected at, or None. Parts compose, and the mark follows.
-
-
-def varint(n):
-    assert 0 <= n < 1 << 64
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(field, wire):
-    return varint(field << 3 | wire)
 
 
 def raw(b, mark=None):

@@ -56,6 +56,9 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 from google.protobuf.descriptor import FieldDescriptor as FD  # noqa: E402
 from google.protobuf.internal import api_implementation  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wire import ld, masked_crc, tag, tf_frame, varint  # noqa: E402
+
 assert api_implementation.Type() == os.environ["PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION"], (
     api_implementation.Type())
 
@@ -74,39 +77,6 @@ M64 = (1 << 64) - 1
 
 # ---------------------------------------------------------------------------------------------------
 # CRC32C and TFRecord framing (same table-driven code as python/tests/conftest.py).
-
-
-def _crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def masked_crc(data):
-    c = crc32c(data)
-    return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-assert crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
-
-
-def tf_frame(data):
-    n = struct.pack("<Q", len(data))
-    return n + struct.pack("<I", masked_crc(n)) + data + struct.pack("<I", masked_crc(data))
 
 
 def tf_read(buf):
@@ -158,19 +128,6 @@ FIXED64_TYPES = (FD.TYPE_FIXED64, FD.TYPE_SFIXED64, FD.TYPE_DOUBLE)
 LEN_TYPES = (FD.TYPE_STRING, FD.TYPE_BYTES, FD.TYPE_MESSAGE)
 
 
-def varint(n):
-    n &= M64
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
 def overlong_varint(n, total):
     """The varint of n padded with redundant 0x80 continuation bytes to `total` bytes (<= 10)."""
     v = bytearray(varint(n))
@@ -189,14 +146,6 @@ def read_varint(b, pos):
         if not c & 0x80:
             return result & M64, pos
         shift += 7
-
-
-def tag(fn, wt):
-    return varint(fn << 3 | wt)
-
-
-def ld(fn, payload):
-    return tag(fn, LEN) + varint(len(payload)) + payload
 
 
 Tok = collections.namedtuple("Tok", "fn wt raw payload")
