@@ -26,6 +26,7 @@
 
 mod json;
 mod plan;
+mod view;
 mod well_known;
 
 use std::path::Path;
@@ -36,6 +37,9 @@ use prost_reflect::DescriptorPool;
 use crate::error::Error;
 pub use json::JsonOptions;
 use plan::Plan;
+pub use view::{
+    Entries, FieldRef, FieldType, MessageRef, RawFields, UnknownFields, ValueRef, Values,
+};
 
 /// A root message type and the plan of every type it reaches.
 #[derive(Clone)]

@@ -70,6 +70,48 @@ pub(crate) struct FieldPlan {
     pub(crate) presence: bool,
     /// The oneof it belongs to (index into the message's oneofs).
     pub(crate) oneof: Option<usize>,
+    /// The value of a singular scalar field that is not set: proto2's
+    /// `[default = …]`, else its type's zero (an enum's first value).
+    pub(crate) default: FieldDefault,
+}
+
+/// A field's default value (for its views, [`super::FieldRef::get_or_default`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FieldDefault {
+    Bool(bool),
+    I32(i32),
+    I64(i64),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    /// A string's or a bytes field's.
+    Bytes(Vec<u8>),
+    Enum(i32),
+    /// A message field's: the empty message.
+    None,
+}
+
+impl FieldDefault {
+    fn of(f: &FieldDescriptor) -> FieldDefault {
+        use prost_reflect::Value as V;
+        if f.is_list() || f.is_map() {
+            return FieldDefault::None;
+        }
+        match f.default_value() {
+            V::Bool(v) => FieldDefault::Bool(v),
+            V::I32(v) => FieldDefault::I32(v),
+            V::I64(v) => FieldDefault::I64(v),
+            V::U32(v) => FieldDefault::U32(v),
+            V::U64(v) => FieldDefault::U64(v),
+            V::F32(v) => FieldDefault::F32(v),
+            V::F64(v) => FieldDefault::F64(v),
+            V::String(v) => FieldDefault::Bytes(v.into_bytes()),
+            V::Bytes(v) => FieldDefault::Bytes(v.to_vec()),
+            V::EnumNumber(v) => FieldDefault::Enum(v),
+            _ => FieldDefault::None,
+        }
+    }
 }
 
 /// The well-known types that protobuf's JSON mapping prints in forms of
@@ -107,6 +149,8 @@ impl WellKnown {
 /// One message type.
 #[derive(Debug, Clone)]
 pub(crate) struct MessagePlan {
+    /// The full name, `package.Message`.
+    pub(crate) name: String,
     pub(crate) well_known: Option<WellKnown>,
     /// Sorted by field number.
     pub(crate) fields: Vec<FieldPlan>,
@@ -118,6 +162,14 @@ impl MessagePlan {
     pub(crate) fn field(&self, number: u32) -> Option<usize> {
         self.fields.binary_search_by_key(&number, |f| f.number).ok()
     }
+
+    /// The index of the field named `name` (its own name, or its JSON name).
+    pub(crate) fn field_named(&self, name: &str) -> Option<usize> {
+        self.fields
+            .iter()
+            .position(|f| f.name == name)
+            .or_else(|| self.fields.iter().position(|f| f.json_name == name))
+    }
 }
 
 /// One enum type: its values by number (the first name of a number, as
@@ -125,6 +177,8 @@ impl MessagePlan {
 /// unknown value is an unknown field).
 #[derive(Debug, Clone)]
 pub(crate) struct EnumPlan {
+    /// The full name, `package.Enum`.
+    pub(crate) name: String,
     pub(crate) values: Vec<(i32, String)>,
     pub(crate) closed: bool,
 }
@@ -172,6 +226,7 @@ impl Plan {
         let index = self.messages.len();
         self.message_index.insert(m.full_name().to_owned(), index);
         self.messages.push(MessagePlan {
+            name: m.full_name().to_owned(),
             well_known: WellKnown::of(m.full_name()),
             fields: Vec::new(),
             oneofs: 0,
@@ -218,6 +273,7 @@ impl Plan {
             map: f.is_map(),
             presence: f.supports_presence(),
             oneof,
+            default: FieldDefault::of(f),
         }
     }
 
@@ -237,6 +293,7 @@ impl Plan {
         self.enum_index
             .insert(e.full_name().to_owned(), self.enums.len());
         self.enums.push(EnumPlan {
+            name: e.full_name().to_owned(),
             values,
             closed: e.parent_file().syntax() == Syntax::Proto2,
         });

@@ -20,6 +20,7 @@ mod owned_batch;
 mod payload_detect;
 mod prost_differential;
 mod reference_decoder;
+mod schema_view;
 mod seed_dumps;
 mod strict_mode;
 mod tf_parse;
