@@ -26,7 +26,7 @@ import numpy as np
 
 from recordwire import _columns
 from recordwire._native import Dataset as _NativeDataset
-from recordwire._native import Order, Spec
+from recordwire._native import Order, Schema, Spec
 from recordwire._spec import is_feature_dict, spec_json
 
 if TYPE_CHECKING:
@@ -457,6 +457,18 @@ class Dataset(_Methods, _NativeDataset):
 
     A dataset pickles as its arguments: unpickling (a ``spawn`` worker, a Ray
     task) reopens the files in that process; nothing is shared by accident.
+
+    Any protobuf message: with ``message=recordwire.Schema.from_proto(...)``
+    (or ``from_descriptor_set``, ``from_class``) every record is read as that
+    message. ``ds[i]`` is then a dict of the fields that are set (as
+    ``MessageToDict`` picks them), by name, in Python values: ``int`` (64-bit
+    ones too), ``float``, ``bool``, ``str``, bytes as ``memoryview``s of the
+    file, enums by name (the number when unknown), repeated numbers (and
+    bools) as numpy arrays, other repeated fields as lists, messages and maps
+    as dicts, a Timestamp as an aware UTC ``datetime`` and a Duration as a
+    ``timedelta`` (both to the microsecond). ``ds.json(i)`` is the record as
+    protobuf's JSON text (``MessageToJson``'s values, compact), ``ds.raw(i)``
+    its bytes.
     """
 
     def __init__(
@@ -469,6 +481,7 @@ class Dataset(_Methods, _NativeDataset):
         verify_crc: bool = True,
         on_error: OnError = "fail",
         storage_options: Optional[Mapping[str, StorageValue]] = None,
+        message: Optional[Schema] = None,
     ) -> None:
         # The native __new__ opened everything; keep the arguments to pickle.
         self._paths = paths if isinstance(paths, (str, os.PathLike)) else list(paths)
@@ -481,6 +494,8 @@ class Dataset(_Methods, _NativeDataset):
             self._options["on_error"] = on_error
         if storage_options:
             self._options["storage_options"] = dict(storage_options)
+        if message is not None:
+            self._options["message"] = message
         _warn_skipped(self.skipped, stacklevel=2)
         _warn_payload(self._payload_notes, stacklevel=2)
 

@@ -24,6 +24,7 @@ __all__ = [
     "ArrowWriter",
     "Loader",
     "PooledBuffer",
+    "Schema",
     "_panic_for_test",
     "_io_error_for_test",
     "__version__",
@@ -224,6 +225,25 @@ class Loader:
 # What a bytes value is: a read-only memoryview into the mapped file.
 _ColumnParts = Dict[str, Any]
 
+@final
+class Schema:
+    """A root message type of a schema given at run time."""
+
+    @staticmethod
+    def from_proto(
+        files: Union[_Path, Sequence[_Path]], message: str, *, include: Optional[Sequence[_Path]] = None
+    ) -> "Schema": ...
+    @staticmethod
+    def from_descriptor_set(data: Union[bytes, _Path], message: str) -> "Schema": ...
+    @staticmethod
+    def from_class(cls: Any, message: Optional[str] = None) -> "Schema": ...
+    @property
+    def message_name(self) -> str: ...
+    def descriptor_set(self) -> bytes: ...
+    def json(self, data: bytes, *, json_names: bool = False, print_defaults: bool = False) -> str: ...
+    def to_dict(self, data: bytes) -> Dict[str, Any]: ...
+    def __reduce__(self) -> Tuple[Any, Tuple[bytes, str]]: ...
+
 @disjoint_base
 class Dataset:
     """The native dataset; ``recordwire.Dataset`` subclasses it."""
@@ -238,8 +258,12 @@ class Dataset:
         verify_crc: bool = True,
         on_error: Literal["fail", "skip"] = "fail",
         storage_options: Optional[Mapping[str, Union[str, bool, int, float]]] = None,
+        message: Optional[Schema] = None,
     ) -> "Dataset": ...
     def __len__(self) -> int: ...
+    def json(self, i: int, *, json_names: bool = False, print_defaults: bool = False) -> str: ...
+    @property
+    def message(self) -> Optional[Schema]: ...
     @overload
     def __getitem__(self, i: int) -> _Record: ...
     @overload

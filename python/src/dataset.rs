@@ -49,6 +49,9 @@ pub struct Dataset {
     /// What the first records of each file showed about their payload (the
     /// CLI's notes, docs/FORMAT.md §9.5), warned by the Python side.
     notes: Vec<String>,
+    /// The message every record is read as (`message=`), instead of the
+    /// payload kind.
+    schema: Option<recordwire::schema::Schema>,
 }
 
 /// The notes on each shard's payload, from its first records, as the CLI
@@ -200,7 +203,7 @@ pub(crate) fn record_id(i: i64, len: u64) -> PyResult<u64> {
 #[pymethods]
 impl Dataset {
     #[new]
-    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true, on_error="fail", storage_options=None))]
+    #[pyo3(signature = (paths, *, index=None, framing="auto", payload="auto", verify_crc=true, on_error="fail", storage_options=None, message=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -211,8 +214,16 @@ impl Dataset {
         verify_crc: bool,
         on_error: &str,
         storage_options: Option<std::collections::BTreeMap<String, Bound<'_, PyAny>>>,
+        message: Option<PyRef<'_, crate::message::Schema>>,
     ) -> PyResult<Self> {
         guard(|| {
+            let schema = message.map(|m| m.inner.clone());
+            if schema.is_some() && payload != "auto" && payload != "raw" {
+                return Err(PyValueError::new_err(
+                    "message= reads every record as that message: it does not go with payload=",
+                ));
+            }
+            let payload = if schema.is_some() { "raw" } else { payload };
             let storage = storage_of(storage_options)?;
             let files = files_of(paths, &storage)?;
             let framing: Auto<Framing> = parse_name("framing", framing)?;
@@ -265,9 +276,14 @@ impl Dataset {
                 Err(_) => inner.shards()[0].payload(),
             };
             let mixed = inner.payload().is_err();
-            let notes = py.detach(|| payload_notes(&inner, forced));
+            let notes = if schema.is_some() {
+                Vec::new()
+            } else {
+                py.detach(|| payload_notes(&inner, forced))
+            };
             Ok(Dataset {
                 notes,
+                schema,
                 views: ShardViews::new(py, &inner)?,
                 inner: Arc::new(inner),
                 payload,
@@ -486,14 +502,7 @@ impl Dataset {
                 let records = py.detach(|| self.read_many(&ids)).map_err(|e| to_py(&e))?;
                 let mut out = Vec::with_capacity(records.len());
                 for record in &records {
-                    let buffer = self.buffer_of(record);
-                    let payload = self.payload_of(record.id);
-                    out.push(crate::record::to_dict(
-                        py,
-                        &record.as_record(),
-                        payload,
-                        &buffer,
-                    )?);
+                    out.push(self.dict_of(py, record)?);
                 }
                 return Ok(PyList::new(py, out)?.into_any());
             }
@@ -507,15 +516,41 @@ impl Dataset {
                 ))
             })?;
             let record = self.one(py, i)?;
-            let buffer = self.buffer_of(&record);
-            Ok(crate::record::to_dict(
-                py,
-                &record.as_record(),
-                self.payload_of(record.id),
-                &buffer,
-            )?
-            .into_any())
+            Ok(self.dict_of(py, &record)?.into_any())
         })
+    }
+
+    /// Record `i` as protobuf's JSON text, by the dataset's `message`
+    /// schema (`MessageToJson` with `preserving_proto_field_name=True`,
+    /// compact; `json_names`: the lowerCamelCase names; `print_defaults`:
+    /// fields without presence at their defaults too).
+    #[pyo3(signature = (i, *, json_names=false, print_defaults=false))]
+    fn json(
+        &self,
+        py: Python<'_>,
+        i: i64,
+        json_names: bool,
+        print_defaults: bool,
+    ) -> PyResult<String> {
+        guard(|| {
+            let Some(schema) = &self.schema else {
+                return Err(PyValueError::new_err(
+                    "json(i) needs the records' message: Dataset(paths, message=recordwire.Schema...)",
+                ));
+            };
+            let record = self.one(py, i)?;
+            let r = record.as_record();
+            crate::message::json_text(schema, r.data, r.data_offset, json_names, print_defaults)
+                .map_err(|e| to_py(&r.context(e)))
+        })
+    }
+
+    /// The message records are read as (`message=`), or None.
+    #[getter]
+    fn message(&self) -> Option<crate::message::Schema> {
+        self.schema
+            .clone()
+            .map(|inner| crate::message::Schema { inner })
     }
 
     /// Hints that records `ids` will be read soon: remote shards with a span
@@ -548,9 +583,7 @@ impl Dataset {
                 out.push(if raw {
                     self.view(py, record)?
                 } else {
-                    let payload = self.payload_of(record.id);
-                    let buffer = self.buffer_of(&record);
-                    crate::record::to_dict(py, &record.as_record(), payload, &buffer)?.into_any()
+                    self.dict_of(py, &record)?.into_any()
                 });
             }
             PyList::new(py, out)
@@ -937,6 +970,18 @@ impl Dataset {
 
     /// Where `record`'s parts are handed out from: its file's view when the
     /// file is in memory, else its own bytes (a share of an inflated span).
+    /// A record as `ds[i]` gives it: by the `message` schema, else as its
+    /// payload.
+    fn dict_of<'py>(&self, py: Python<'py>, record: &OwnedRecord) -> PyResult<Bound<'py, PyDict>> {
+        let buffer = self.buffer_of(record);
+        match &self.schema {
+            Some(schema) => crate::message::record_dict(py, schema, &record.as_record(), &buffer),
+            None => {
+                crate::record::to_dict(py, &record.as_record(), self.payload_of(record.id), &buffer)
+            }
+        }
+    }
+
     fn buffer_of<'a>(&'a self, record: &'a OwnedRecord) -> RecordBuffer<'a> {
         RecordBuffer::new(
             self.views.of_record(&self.inner, record.id),

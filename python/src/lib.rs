@@ -16,6 +16,7 @@ mod columns;
 mod dataset;
 mod errors;
 mod loader;
+mod message;
 mod order;
 mod record;
 mod spec;
@@ -66,6 +67,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::ArrowBatch>()?;
     m.add_class::<arrow_writer::ArrowWriter>()?;
     m.add_class::<loader::Loader>()?;
+    m.add_class::<message::Schema>()?;
     m.add_class::<loader::PooledBuffer>()?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_io_error_for_test, m)?)?;

@@ -50,6 +50,7 @@ pub struct Schema {
 struct Inner {
     name: String,
     plan: Plan,
+    pool: DescriptorPool,
 }
 
 impl std::fmt::Debug for Schema {
@@ -131,6 +132,7 @@ impl Schema {
             inner: Arc::new(Inner {
                 name: root.full_name().to_owned(),
                 plan: Plan::compile(pool, &root),
+                pool: pool.clone(),
             }),
         })
     }
@@ -138,6 +140,19 @@ impl Schema {
     /// The root message's full name.
     pub fn message_name(&self) -> &str {
         &self.inner.name
+    }
+
+    /// The schema's files as a binary `FileDescriptorSet`, which
+    /// [`from_descriptor_set`](Self::from_descriptor_set) reads back (with
+    /// [`message_name`](Self::message_name)): how a schema travels to
+    /// another process.
+    pub fn descriptor_set(&self) -> Vec<u8> {
+        self.inner.pool.encode_to_vec()
+    }
+
+    /// The descriptors the schema was made from.
+    pub fn pool(&self) -> &DescriptorPool {
+        &self.inner.pool
     }
 
     fn plan(&self) -> &Plan {
