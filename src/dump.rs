@@ -39,6 +39,9 @@
 
 use std::fmt::Write as _;
 
+mod by_schema;
+pub use by_schema::dump_by_schema;
+
 use crate::names::push_quoted;
 use crate::view::{Kind, PayloadKind, Schema};
 use crate::wire::DecodeError;
@@ -207,92 +210,109 @@ fn dump_message(
             (Some(Slot::Values(kind)), value) => {
                 dump_values(out, kind, &f, value, tag_and_len, indent)?;
             }
-            (_, value) => {
-                let raw_end = match value {
-                    Value::Len(_) | Value::Group(_) => tag_and_len.len(),
-                    _ => bytes.len(),
-                };
-                let start = (f.offset - base) as usize;
-                let shown = match value {
-                    Value::Varint(_) | Value::Fixed32(_) | Value::Fixed64(_) => {
-                        let end = scalar_end(bytes, start, tag_and_len.len(), value);
-                        &bytes[start..end.min(raw_end)]
-                    }
-                    _ => tag_and_len,
-                };
-                line_start(out, f.offset, shown, indent);
-                let _ = write!(out, "unknown field {} ({wire})", f.number);
-                match value {
-                    Value::Varint(v) => {
-                        let _ = writeln!(out, " {v}");
-                    }
-                    Value::Fixed32(v) => {
-                        let _ = write!(out, " {v:#010x}, guessed float ");
-                        let x = f32::from_bits(v);
-                        push_float(
-                            out,
-                            crate::json::to_shortest_float(x),
-                            x.is_subnormal(),
-                            v as u64,
-                        );
-                    }
-                    Value::Fixed64(v) => {
-                        let x = f64::from_bits(v);
-                        let _ = write!(out, " {v:#018x}, guessed double ");
-                        push_float(out, x, x.is_subnormal(), v);
-                    }
-                    Value::Len(b) => {
-                        let _ = write!(out, " {} bytes", b.len());
-                        if guesses > 0 && looks_like_message(b, guesses) {
-                            out.push_str(", guessed message");
-                            if let Some(text) = as_text(b) {
-                                out.push_str(" (or text ");
-                                push_text(out, text, MAX_TEXT_BESIDE);
-                                out.push(')');
-                            }
-                            out.push('\n');
-                            dump_message(
-                                out,
-                                Msg::Unknown,
-                                b,
-                                f.value_offset,
-                                depth + 1,
-                                indent + 1,
-                                guesses - 1,
-                            )?;
-                        } else if let Some(text) = as_text(b) {
-                            out.push_str(", guessed text ");
-                            push_text(out, text, MAX_TEXT);
-                            out.push('\n');
-                        } else {
-                            out.push(':');
-                            hex_preview(out, b);
-                            out.push('\n');
-                        }
-                    }
-                    Value::Group(body) => {
-                        out.push('\n');
-                        dump_message(
-                            out,
-                            Msg::Unknown,
-                            body,
-                            f.value_offset,
-                            depth + 1,
-                            indent + 1,
-                            guesses.saturating_sub(1),
-                        )?;
-                        let end = f.value_offset + body.len() as u64;
-                        let end_tag = &bytes[(end - base) as usize..]
-                            .iter()
-                            .take(5)
-                            .position(|&b| b < 0x80)
-                            .map(|p| &bytes[(end - base) as usize..(end - base) as usize + p + 1])
-                            .unwrap_or(&[]);
-                        line_start(out, end, end_tag, indent);
-                        let _ = writeln!(out, "end of group {} (EGROUP)", f.number);
-                    }
+            (_, value) => unknown_field(out, &f, value, bytes, base, depth, indent, guesses)?,
+        }
+    }
+    Ok(())
+}
+
+/// A field the schema does not know, read as `protoc --decode_raw` reads
+/// it (see the module documentation).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn unknown_field(
+    out: &mut String,
+    f: &Field<'_>,
+    value: Value<'_>,
+    bytes: &[u8],
+    base: u64,
+    depth: u32,
+    indent: usize,
+    guesses: u32,
+) -> Result<(), DecodeError> {
+    let tag_and_len = head(bytes, base, f);
+    let wire = value.wire_type().name();
+    let raw_end = match value {
+        Value::Len(_) | Value::Group(_) => tag_and_len.len(),
+        _ => bytes.len(),
+    };
+    let start = (f.offset - base) as usize;
+    let shown = match value {
+        Value::Varint(_) | Value::Fixed32(_) | Value::Fixed64(_) => {
+            let end = scalar_end(bytes, start, tag_and_len.len(), value);
+            &bytes[start..end.min(raw_end)]
+        }
+        _ => tag_and_len,
+    };
+    line_start(out, f.offset, shown, indent);
+    let _ = write!(out, "unknown field {} ({wire})", f.number);
+    match value {
+        Value::Varint(v) => {
+            let _ = writeln!(out, " {v}");
+        }
+        Value::Fixed32(v) => {
+            let _ = write!(out, " {v:#010x}, guessed float ");
+            let x = f32::from_bits(v);
+            push_float(
+                out,
+                crate::json::to_shortest_float(x),
+                x.is_subnormal(),
+                v as u64,
+            );
+        }
+        Value::Fixed64(v) => {
+            let x = f64::from_bits(v);
+            let _ = write!(out, " {v:#018x}, guessed double ");
+            push_float(out, x, x.is_subnormal(), v);
+        }
+        Value::Len(b) => {
+            let _ = write!(out, " {} bytes", b.len());
+            if guesses > 0 && looks_like_message(b, guesses) {
+                out.push_str(", guessed message");
+                if let Some(text) = as_text(b) {
+                    out.push_str(" (or text ");
+                    push_text(out, text, MAX_TEXT_BESIDE);
+                    out.push(')');
                 }
+                out.push('\n');
+                dump_message(
+                    out,
+                    Msg::Unknown,
+                    b,
+                    f.value_offset,
+                    depth + 1,
+                    indent + 1,
+                    guesses - 1,
+                )?;
+            } else if let Some(text) = as_text(b) {
+                out.push_str(", guessed text ");
+                push_text(out, text, MAX_TEXT);
+                out.push('\n');
+            } else {
+                out.push(':');
+                hex_preview(out, b);
+                out.push('\n');
             }
+        }
+        Value::Group(body) => {
+            out.push('\n');
+            dump_message(
+                out,
+                Msg::Unknown,
+                body,
+                f.value_offset,
+                depth + 1,
+                indent + 1,
+                guesses.saturating_sub(1),
+            )?;
+            let end = f.value_offset + body.len() as u64;
+            let end_tag = &bytes[(end - base) as usize..]
+                .iter()
+                .take(5)
+                .position(|&b| b < 0x80)
+                .map(|p| &bytes[(end - base) as usize..(end - base) as usize + p + 1])
+                .unwrap_or(&[]);
+            line_start(out, end, end_tag, indent);
+            let _ = writeln!(out, "end of group {} (EGROUP)", f.number);
         }
     }
     Ok(())

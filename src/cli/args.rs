@@ -287,6 +287,9 @@ pub struct DumpCommand {
     /// Read options.
     #[command(flatten)]
     pub read: ReadArgs,
+    /// Records of any protobuf message, annotated by a schema given here.
+    #[command(flatten)]
+    pub schema: SchemaArgs,
 }
 
 /// The arguments of `verify`.

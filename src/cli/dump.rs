@@ -7,11 +7,13 @@ use super::{next_or_fail, report, CmdResult, Failure, ReadArgs};
 use crate::frame::{ErrorPolicy, Framing};
 use crate::io::Compression;
 
-/// Runs `dump` on one file: every record, or only record `only`.
+/// Runs `dump` on one file: every record, or only record `only`; each as
+/// its payload, or as the message of `schema`.
 pub(super) fn dump(
     path: &Path,
     only: Option<u64>,
     read: &ReadArgs,
+    schema: Option<&crate::schema::Schema>,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
@@ -31,7 +33,10 @@ pub(super) fn dump(
                 c.name()
             ),
         },
-        payload.name()
+        match schema {
+            Some(s) => s.message_name(),
+            None => payload.name(),
+        }
     );
     let mut text = String::new();
     let mut found = false;
@@ -64,7 +69,10 @@ pub(super) fn dump(
                 crate::frame::masked_crc32c(&le)
             );
         }
-        let r = crate::dump::dump_payload(&mut text, payload, record.data, record.data_offset);
+        let r = match schema {
+            Some(s) => crate::dump::dump_by_schema(&mut text, s, record.data, record.data_offset),
+            None => crate::dump::dump_payload(&mut text, payload, record.data, record.data_offset),
+        };
         if framing == Framing::TfRecord {
             let crc = crate::frame::masked_crc32c(record.data);
             let _ = writeln!(

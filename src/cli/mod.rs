@@ -139,9 +139,12 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
     match command {
         Command::Cat(c) => cat::cat(&c.files, &c.read, &c.options, stdout, stderr),
         Command::Decode(c) => decode::decode(c.file.as_deref(), c.payload, c.strict, stdout),
-        Command::Dump(c) => each_file(&c.files, |file| {
-            dump::dump(file, c.record, &c.read, stdout, stderr)
-        }),
+        Command::Dump(c) => {
+            let schema = c.schema.load(false)?.map(|(schema, _)| schema);
+            each_file(&c.files, |file| {
+                dump::dump(file, c.record, &c.read, schema.as_ref(), stdout, stderr)
+            })
+        }
         Command::Verify(c) => verify::verify(&c.files, &c.read, threads(c.threads), stdout, stderr),
         Command::Count(c) => indexed::count(
             &c.files,

@@ -24,8 +24,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod field;
 mod json;
-mod plan;
+pub(crate) mod plan;
 mod view;
 mod well_known;
 
@@ -35,11 +36,11 @@ use std::sync::Arc;
 use prost_reflect::DescriptorPool;
 
 use crate::error::Error;
+pub(crate) use field::{next_packed, scalar_of};
+pub use field::{Entries, FieldRef, FieldType, ValueRef, Values};
 pub use json::JsonOptions;
 use plan::Plan;
-pub use view::{
-    Entries, FieldRef, FieldType, MessageRef, RawFields, UnknownFields, ValueRef, Values,
-};
+pub use view::{MessageRef, RawFields, UnknownFields};
 
 /// A root message type and the plan of every type it reaches.
 #[derive(Clone)]
@@ -155,7 +156,7 @@ impl Schema {
         &self.inner.pool
     }
 
-    fn plan(&self) -> &Plan {
+    pub(crate) fn plan(&self) -> &Plan {
         &self.inner.plan
     }
 }

@@ -165,3 +165,81 @@ fn get_prints_the_records_it_is_asked_for_by_the_schema() {
     let (code, _, err) = run(&args);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn dump_annotates_every_field_by_the_schema() {
+    let (code, out, err) = run(&[
+        "dump",
+        "--descriptor-set",
+        "testdata/schema/legacy.pb",
+        "--message",
+        "rwtest.Legacy",
+        "testdata/schema/legacy.tfrecord",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "# testdata/schema/legacy.tfrecord: tfrecord frames, rwtest.Legacy payloads\n"
+        ),
+        "{out}"
+    );
+    let names = [
+        "with_default",
+        "name",
+        "kind",
+        "unpacked",
+        "packed_ints",
+        "blob",
+        "grp",
+        "g",
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    let mut unknown = 0;
+    for line in out
+        .split('\n')
+        .filter(|l| l.len() > 34 && !l.starts_with('#'))
+    {
+        let what = line[34..].trim_start();
+        if what.starts_with("length")
+            || what.starts_with("data crc")
+            || what.starts_with("end of group")
+        {
+            continue;
+        }
+        if what.starts_with("unknown field") {
+            unknown += 1;
+            continue;
+        }
+        let name = what.split(' ').next().unwrap_or_default();
+        assert!(names.contains(&name), "not a field of the schema: {line}");
+        seen.insert(name.to_owned());
+    }
+    assert_eq!(seen.len(), names.len(), "every field appears: {seen:?}");
+    // The closed enum's unknown values and the unknown numbers are shown as
+    // unknown fields; the known values with their types.
+    assert!(unknown >= 2, "{out}");
+    assert!(out.contains("unknown field 3 (VARINT) 7\n"), "{out}");
+    assert!(
+        out.contains("kind (3:VARINT) rwtest.Legacy.Kind A (1)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "packed_ints (5:LEN packed) 5 × int32: [0, -1, 2147483647, -2147483648, 300]\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("grp (7:SGROUP) group rwtest.Legacy.Grp\n"),
+        "{out}"
+    );
+    // The raw dump of the same file knows no names.
+    let (code, raw, _) = run(&[
+        "dump",
+        "--payload",
+        "raw",
+        "testdata/schema/legacy.tfrecord",
+    ]);
+    assert_eq!(code, 0);
+    assert!(!raw.contains("packed_ints"));
+}
