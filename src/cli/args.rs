@@ -571,6 +571,10 @@ pub struct InspectCommand {
     /// (TensorFlow Python, `features = {...}`).
     #[arg(long, value_parser = named::<SpecFormat>(), default_value = "json", requires = "spec")]
     pub spec_format: SpecFormat,
+    /// Records of any protobuf message: the report is per field path (in
+    /// how many records each is set, how many values it holds).
+    #[command(flatten)]
+    pub schema: SchemaArgs,
 }
 
 /// The arguments of `export`.

@@ -18,11 +18,11 @@ use crate::DecodeError;
 
 /// Running min / max / sum.
 #[derive(Debug, Clone, Copy)]
-struct Stat {
-    min: u64,
-    max: u64,
-    sum: u64,
-    n: u64,
+pub(super) struct Stat {
+    pub(super) min: u64,
+    pub(super) max: u64,
+    pub(super) sum: u64,
+    pub(super) n: u64,
 }
 
 impl Default for Stat {
@@ -37,7 +37,7 @@ impl Default for Stat {
 }
 
 impl Stat {
-    fn add(&mut self, v: u64) {
+    pub(super) fn add(&mut self, v: u64) {
         self.min = self.min.min(v);
         self.max = self.max.max(v);
         self.sum += v;
@@ -45,14 +45,14 @@ impl Stat {
     }
 
     /// Adds the values `other` saw.
-    fn merge(&mut self, other: &Stat) {
+    pub(super) fn merge(&mut self, other: &Stat) {
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
         self.sum += other.sum;
         self.n += other.n;
     }
 
-    fn mean(&self) -> f64 {
+    pub(super) fn mean(&self) -> f64 {
         if self.n == 0 {
             0.0
         } else {
@@ -60,7 +60,7 @@ impl Stat {
         }
     }
 
-    fn min(&self) -> u64 {
+    pub(super) fn min(&self) -> u64 {
         if self.n == 0 {
             0
         } else {
@@ -176,7 +176,7 @@ fn kinds_json(s: &FeatureStats) -> String {
     format!("{{{}}}", parts.join(","))
 }
 
-fn stat_json(s: &Stat) -> String {
+pub(super) fn stat_json(s: &Stat) -> String {
     format!(
         "{{\"min\":{},\"max\":{},\"mean\":{:.3},\"total\":{}}}",
         s.min(),
@@ -234,6 +234,15 @@ fn walk_payloads(
 /// else a report of the one file, a summary of several, or with
 /// `--per-file` a report for each.
 pub(super) fn run(c: &InspectCommand, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
+    if let Some((schema, _)) = c.schema.load(false)? {
+        if c.spec {
+            return Err(Failure::Usage(
+                "--spec infers a tf.Example spec; with --message the report is per field path"
+                    .to_owned(),
+            ));
+        }
+        return super::inspect_schema::run(c, &schema, stdout, stderr);
+    }
     if c.spec {
         return inspect_spec(&c.files, &c.read, c.spec_format, stdout, stderr);
     }
@@ -366,7 +375,7 @@ fn schema_json(schema: &Schema) -> String {
 
 /// The size lines of the text report: padding (when there is any) and
 /// record sizes.
-fn write_sizes(
+pub(super) fn write_sizes(
     stdout: &mut dyn Write,
     sizes: &Stat,
     pads: &Stat,

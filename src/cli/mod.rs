@@ -19,6 +19,7 @@ mod indexed;
 mod indexing;
 mod inputs;
 mod inspect;
+mod inspect_schema;
 mod output;
 mod payload;
 mod progress;

@@ -164,6 +164,31 @@ impl<'a> FieldRef<'a> {
         }
     }
 
+    /// Its type as a `.proto` declares it: `int32`, `string`,
+    /// `pkg.Message`, `pkg.Enum`, `map<string, pkg.Message>`.
+    pub fn declared_type(&self) -> String {
+        let plan = self.msg.plan;
+        let name = |kind: FieldKind| -> String {
+            match kind {
+                FieldKind::Message(m) | FieldKind::Group(m) => plan.messages[m].name.clone(),
+                FieldKind::Enum(e) => plan.enums[e].name.clone(),
+                other => FieldType::of(other).name().to_owned(),
+            }
+        };
+        let f = self.plan();
+        if let (true, FieldKind::Message(entry)) = (f.map, f.kind) {
+            let entry = &plan.messages[entry];
+            if let (Some(k), Some(v)) = (entry.field(1), entry.field(2)) {
+                return format!(
+                    "map<{}, {}>",
+                    name(entry.fields[k].kind),
+                    name(entry.fields[v].kind)
+                );
+            }
+        }
+        name(f.kind)
+    }
+
     /// Whether it is repeated (maps are).
     pub fn is_repeated(&self) -> bool {
         self.plan().repeated

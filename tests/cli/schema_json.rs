@@ -243,3 +243,68 @@ fn dump_annotates_every_field_by_the_schema() {
     assert_eq!(code, 0);
     assert!(!raw.contains("packed_ints"));
 }
+
+#[test]
+fn inspect_counts_each_path_as_message_to_dict_sets_it() {
+    for (name, message) in [("shapes", "rwtest.Shapes"), ("legacy", "rwtest.Legacy")] {
+        let data = format!("testdata/schema/{name}.tfrecord");
+        let set = format!("testdata/schema/{name}.pb");
+        let (code, out, err) = run(&[
+            "inspect",
+            "--json",
+            "--descriptor-set",
+            &set,
+            "--message",
+            message,
+            &data,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let report: Value = serde_json::from_str(&out).expect("one JSON object");
+        let expected = std::fs::read_to_string(format!("testdata/schema/{name}.expected.jsonl"))
+            .expect("the expected values");
+        let dicts: Vec<Value> = expected
+            .split('\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_str::<Value>(l).expect("a line")["dict"].clone())
+            .collect();
+        assert_eq!(report["records"], dicts.len());
+        assert_eq!(report["message"], message);
+        // Every top-level field: set in as many records as MessageToDict
+        // prints it, with as many values in all.
+        let mut top = std::collections::BTreeMap::<String, (u64, u64)>::new();
+        for d in &dicts {
+            for (k, v) in d.as_object().expect("an object") {
+                let n = match v {
+                    Value::Array(a) => a.len() as u64,
+                    Value::Object(o)
+                        if o.keys().all(|_| true)
+                            && report["fields"][k]["type"]
+                                .as_str()
+                                .is_some_and(|t| t.starts_with("map<")) =>
+                    {
+                        o.len() as u64
+                    }
+                    _ => 1,
+                };
+                let e = top.entry(k.clone()).or_default();
+                e.0 += 1;
+                e.1 += n;
+            }
+        }
+        let fields = report["fields"].as_object().expect("fields");
+        let ours: std::collections::BTreeMap<String, (u64, u64)> = fields
+            .iter()
+            .filter(|(k, _)| !k.contains('.'))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    (
+                        v["records"].as_u64().expect("records"),
+                        v["values"]["total"].as_u64().expect("values"),
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(ours, top, "{name}");
+    }
+}
