@@ -89,7 +89,7 @@ fn reads_cleanly(kind: PayloadKind, data: &[u8], base: u64) -> Option<PayloadKin
 /// The message that `data` (a record that is not the message it was read
 /// as) looks like, when its top-level fields tell: a TensorBoard
 /// `tensorflow.Event` (field 1 a double `wall_time`, field 2 a varint
-/// `step`, fields 3 to 9 length-delimited), or a TensorFlow Ranking
+/// `step`, fields 3 to 10 length-delimited), or a TensorFlow Ranking
 /// `ExampleListWithContext` (only fields 1, `examples`, and 2, `context`,
 /// each a whole tf.Example with clean feature names). A guess from the
 /// shape of the bytes, not a schema: `None` when neither fits.
