@@ -39,6 +39,11 @@ pub(super) fn cat(
             break;
         }
         let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
+        // --features picks tf.Example features: no detected message then.
+        let chosen = match o.features {
+            Some(_) => chosen.without_message(),
+            None => chosen,
+        };
         let mut notes = payload::Notes::new(chosen);
         let detected = o
             .schema

@@ -316,7 +316,16 @@ pub(super) fn get(
     // Each shard's records are read as its own payload.
     let chosen: Vec<_> = shards
         .iter_mut()
-        .map(|shard| read.payload_of_shard(shard, stderr))
+        .map(|shard| {
+            let chosen = read.payload_of_shard(shard, stderr);
+            // --features picks tf.Example features: no detected message then.
+            if features.is_none() {
+                return chosen;
+            }
+            let chosen = chosen.without_message();
+            shard.set_payload(chosen.kind);
+            chosen
+        })
         .collect();
     let detected = chosen
         .iter()

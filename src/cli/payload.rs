@@ -68,6 +68,20 @@ impl Chosen {
         }
     }
 
+    /// The choice with no detected message: records read as tf.Example,
+    /// as the views read an Event or an ELWC (for `--features`, which picks
+    /// tf.Example features).
+    pub fn without_message(self) -> Self {
+        match self.message {
+            Some(_) => Chosen {
+                kind: PayloadKind::Example,
+                message: None,
+                ..self
+            },
+            None => self,
+        }
+    }
+
     /// Says on stderr what `auto` chose, when it is not what the framing
     /// alone gives (tf.Example for TFRecord).
     pub fn announce(&self, name: &str, stderr: &mut dyn Write) {

@@ -227,6 +227,17 @@ fn made_files_are_detected_by_their_content() {
         out.lines().next(),
         Some(r#"{"wall_time":1700000000.0,"file_version":"brain.Event:2"}"#)
     );
+    // --features picks tf.Example features: the records are read as
+    // tf.Examples then (empty ones), with the note that they look like events.
+    let (code, out, err) = run(&["cat", "--features", "x", &file]);
+    assert_eq!(code, 0);
+    assert_eq!(out, "{}\n".repeat(5));
+    assert!(
+        err.contains("they look like TensorBoard tensorflow.Event"),
+        "{err}"
+    );
+    let (code, out, _) = run(&["get", "--features", "x", &file, "1"]);
+    assert_eq!((code, out.as_str()), (0, "{}\n"));
     // Without its first record, only TensorBoard's name tells.
     let tail = &events[1..];
     let unnamed = write(dir.path(), "tail.tfrecord", tail);
