@@ -39,14 +39,22 @@ pub(super) fn cat(
             break;
         }
         let (mut source, chosen) = read.open_with_payload(path, policy, stderr)?;
+        // --features picks tf.Example features: no detected message then.
+        let chosen = match o.features {
+            Some(_) => chosen.without_message(),
+            None => chosen,
+        };
         let mut notes = payload::Notes::new(chosen);
+        let detected = o
+            .schema
+            .detected(schema.as_ref(), &chosen, source.name(), stderr)?;
         let walk = CatWalk {
             payload: chosen.kind,
             strict: read.strict,
             on_error: o.on_error,
             max_errors: o.max_errors,
             with_id: o.with_id,
-            schema: schema.as_ref(),
+            schema: schema.as_ref().or(detected.as_ref()),
         };
         let r = walk.file(
             &mut source,

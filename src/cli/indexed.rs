@@ -5,6 +5,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use super::filter::Wanted;
+use super::schema_args::Loaded;
 use super::{report, CmdResult, Failure, ReadArgs, EXIT_USAGE};
 use crate::dataset::{Dataset, IndexOrigin, Shard};
 use crate::error::Error;
@@ -295,14 +296,14 @@ pub(super) fn get(
     read: &ReadArgs,
     index: Option<&Path>,
     features: Option<Vec<String>>,
-    schema: &super::SchemaArgs,
+    args: &super::SchemaArgs,
     stdout: &mut dyn Write,
     stderr: &mut dyn Write,
 ) -> CmdResult {
     if index.is_some() && files.len() > 1 {
         return Err(Failure::Usage("--index goes with a single file".into()));
     }
-    let schema = schema.load(features.is_some())?;
+    let schema = args.load(features.is_some())?;
     let mut shards = open_each(
         files,
         |path| open_shard(path, read, index),
@@ -315,8 +316,22 @@ pub(super) fn get(
     // Each shard's records are read as its own payload.
     let chosen: Vec<_> = shards
         .iter_mut()
-        .map(|shard| read.payload_of_shard(shard, stderr))
+        .map(|shard| {
+            let chosen = read.payload_of_shard(shard, stderr);
+            // --features picks tf.Example features: no detected message then.
+            if features.is_none() {
+                return chosen;
+            }
+            let chosen = chosen.without_message();
+            shard.set_payload(chosen.kind);
+            chosen
+        })
         .collect();
+    let detected = chosen
+        .iter()
+        .zip(&shards)
+        .map(|(c, shard)| args.detected(schema.as_ref(), c, shard.name(), stderr))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut wanted = Wanted::new(features.as_deref());
     let dataset = Dataset::from_shards(shards);
     let name = match dataset.shards() {
@@ -331,7 +346,7 @@ pub(super) fn get(
         ids,
         read.strict,
         wanted.as_mut(),
-        schema.as_ref(),
+        (schema.as_ref(), &detected),
         &mut out,
         &mut notes,
         stderr,
@@ -366,7 +381,7 @@ fn get_records(
     ids: &[u64],
     strict: bool,
     mut wanted: Option<&mut Wanted>,
-    schema: Option<&(Schema, JsonOptions)>,
+    (schema, detected): (Option<&Loaded>, &[Option<Loaded>]),
     out: &mut dyn Write,
     notes: &mut [super::payload::Notes],
     stderr: &mut dyn Write,
@@ -394,7 +409,7 @@ fn get_records(
             payload,
             strict,
             filter: wanted.as_deref().map(Wanted::names),
-            schema,
+            schema: schema.or(detected.get(shard).and_then(Option::as_ref)),
         };
         json.write(
             &record.as_record(),

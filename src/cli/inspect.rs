@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::payload::Notes;
+use super::stat::Stat;
 use super::{next_or_fail, report, CmdResult, Failure, InspectCommand, ReadArgs, SpecFormat};
 use crate::batch::{Spec, SpecInference};
 use crate::frame::{ErrorPolicy, Framing, Record};
@@ -15,59 +16,6 @@ use crate::names::quoted;
 use crate::view::PayloadRef;
 use crate::view::{DecodeOptions, FeatureRef, FeaturesRef, Kind, PayloadKind, UnknownField};
 use crate::DecodeError;
-
-/// Running min / max / sum.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Stat {
-    pub(super) min: u64,
-    pub(super) max: u64,
-    pub(super) sum: u64,
-    pub(super) n: u64,
-}
-
-impl Default for Stat {
-    fn default() -> Self {
-        Stat {
-            min: u64::MAX,
-            max: 0,
-            sum: 0,
-            n: 0,
-        }
-    }
-}
-
-impl Stat {
-    pub(super) fn add(&mut self, v: u64) {
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-        self.sum += v;
-        self.n += 1;
-    }
-
-    /// Adds the values `other` saw.
-    pub(super) fn merge(&mut self, other: &Stat) {
-        self.min = self.min.min(other.min);
-        self.max = self.max.max(other.max);
-        self.sum += other.sum;
-        self.n += other.n;
-    }
-
-    pub(super) fn mean(&self) -> f64 {
-        if self.n == 0 {
-            0.0
-        } else {
-            self.sum as f64 / self.n as f64
-        }
-    }
-
-    pub(super) fn min(&self) -> u64 {
-        if self.n == 0 {
-            0
-        } else {
-            self.min
-        }
-    }
-}
 
 /// What is known of one feature name across the records.
 #[derive(Debug, Default)]
@@ -273,6 +221,8 @@ struct FileReport {
     framing: Framing,
     compression: Compression,
     payload: PayloadKind,
+    /// The message detected (a TensorBoard event, an ELWC), read raw.
+    message: Option<&'static str>,
     /// The sizes of the records' data (pad frames apart).
     sizes: Stat,
     /// The sizes of the pad frames.
@@ -295,7 +245,7 @@ fn gather(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Result<FileRe
     let name = source.name().to_string();
     let framing = source.framing();
     let compression = source.compression();
-    let payload = chosen.kind;
+    let (payload, message) = (chosen.kind, chosen.message);
     let mut notes = Notes::new(chosen);
     let mut sizes = Stat::default();
     let mut pads = Stat::default();
@@ -328,6 +278,7 @@ fn gather(path: &Path, read: &ReadArgs, stderr: &mut dyn Write) -> Result<FileRe
         framing,
         compression,
         payload,
+        message,
         sizes,
         pads,
         frame_bytes,
@@ -500,11 +451,14 @@ impl FileReport {
     fn write_json(&self, stdout: &mut dyn Write) -> CmdResult {
         writeln!(
             stdout,
-            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"unknown_fields\":{},{}}}",
+            "{{\"file\":{},\"framing\":\"{}\",\"compression\":\"{}\",\"payload\":\"{}\",{}\"records\":{},\"data_bytes\":{},\"pad_frames\":{},\"pad_bytes\":{},\"unknown_fields\":{},{}}}",
             quoted(self.name.as_bytes()),
             self.framing.name(),
             self.compression.name(),
             self.payload.name(),
+            self.message
+                .map(|m| format!("\"message\":\"{m}\","))
+                .unwrap_or_default(),
             self.sizes.n,
             stat_json(&self.sizes),
             self.pads.n,
@@ -541,7 +495,7 @@ impl FileReport {
             stdout,
             "format:      {} frames, {container}, {} payloads",
             self.framing.name(),
-            self.payload.name()
+            self.message.unwrap_or(self.payload.name())
         )?;
         writeln!(stdout, "records:     {}", self.sizes.n)?;
         write_sizes(

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use super::inspect::{stat_json, write_sizes, Stat};
+use super::inspect::{stat_json, write_sizes};
+use super::stat::Stat;
 use super::{next_or_fail, report, CmdResult, Failure, InspectCommand};
 use crate::frame::{ErrorPolicy, Framing};
 use crate::io::Compression;

@@ -24,6 +24,7 @@ mod output;
 mod payload;
 mod progress;
 mod schema_args;
+mod stat;
 mod verify;
 mod write;
 

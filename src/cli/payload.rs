@@ -23,6 +23,11 @@ pub(crate) struct Chosen {
     pub forced: bool,
     /// The record whose `feature_lists` made it a SequenceExample.
     evidence: Option<u64>,
+    /// A message the records were detected to be that the payload views
+    /// do not read (a TensorBoard `tensorflow.Event`, an ELWC): `kind` is
+    /// then raw, and the records are printed by the built-in schema of
+    /// that name.
+    pub message: Option<&'static str>,
 }
 
 impl Chosen {
@@ -31,6 +36,7 @@ impl Chosen {
             kind,
             forced: true,
             evidence: None,
+            message: None,
         }
     }
 
@@ -42,6 +48,37 @@ impl Chosen {
             },
             forced: false,
             evidence: None,
+            message: None,
+        }
+    }
+
+    /// What a sniffer that has seen the first records chose; `evidence`:
+    /// the id of the record that made it a SequenceExample.
+    fn sniffed(sniffer: &PayloadSniffer, evidence: Option<u64>) -> Self {
+        let message = sniffer.message();
+        Chosen {
+            kind: if message.is_some() {
+                PayloadKind::Raw
+            } else {
+                sniffer.kind()
+            },
+            forced: false,
+            evidence,
+            message,
+        }
+    }
+
+    /// The choice with no detected message: records read as tf.Example,
+    /// as the views read an Event or an ELWC (for `--features`, which picks
+    /// tf.Example features).
+    pub fn without_message(self) -> Self {
+        match self.message {
+            Some(_) => Chosen {
+                kind: PayloadKind::Example,
+                message: None,
+                ..self
+            },
+            None => self,
         }
     }
 
@@ -66,9 +103,9 @@ struct Sniff {
 }
 
 impl Sniff {
-    fn new() -> Self {
+    fn new(name: &str) -> Self {
         Sniff {
-            sniffer: PayloadSniffer::new(),
+            sniffer: PayloadSniffer::new().with_name(name),
             evidence: None,
         }
     }
@@ -97,11 +134,7 @@ impl Sniff {
     }
 
     fn chosen(&self) -> Chosen {
-        Chosen {
-            kind: self.sniffer.kind(),
-            forced: false,
-            evidence: self.evidence,
-        }
+        Chosen::sniffed(&self.sniffer, self.evidence)
     }
 }
 
@@ -145,11 +178,11 @@ impl ReadArgs {
             let source = Source::open(path, options).map_err(fatal)?;
             let chosen = match (source.framing(), source.as_file()) {
                 (Framing::OfRecord, _) => Chosen::by_framing(Framing::OfRecord),
-                (Framing::TfRecord, Some(file)) => sniff_file(file),
+                (Framing::TfRecord, Some(file)) => sniff_file(file, source.name()),
                 (Framing::TfRecord, None) => {
                     // A compressed file: its first records, from a second reader.
                     let mut again = Source::open(path, &lookahead(options)).map_err(fatal)?;
-                    Sniff::new().walk(&mut again).chosen()
+                    Sniff::new(source.name()).walk(&mut again).chosen()
                 }
             };
             (source, chosen)
@@ -184,11 +217,7 @@ impl ReadArgs {
             (None, Framing::OfRecord) => Chosen::by_framing(Framing::OfRecord),
             (None, Framing::TfRecord) => {
                 let sniffer = shard.sniff();
-                Chosen {
-                    kind: sniffer.kind(),
-                    forced: false,
-                    evidence: sniffer.evidence().map(|e| e as u64),
-                }
+                Chosen::sniffed(&sniffer, sniffer.evidence().map(|e| e as u64))
             }
         };
         shard.set_payload(chosen.kind);
@@ -197,13 +226,13 @@ impl ReadArgs {
     }
 }
 
-fn sniff_file(file: &RecordFile) -> Chosen {
+fn sniff_file(file: &RecordFile, name: &str) -> Chosen {
     let opts = lookahead(&OpenOptions::default()).read;
     let opts = crate::frame::ReadOptions {
         check_data_crc: file.read_options().check_data_crc,
         ..opts
     };
-    let mut sniff = Sniff::new();
+    let mut sniff = Sniff::new(name);
     for record in file.records_with(opts).flatten() {
         if sniff.feed(&record) {
             break;
@@ -245,7 +274,7 @@ fn open_stream(path: &Path, options: &OpenOptions) -> Result<(Source, Chosen), F
         if ahead.framing() == Framing::OfRecord {
             break Chosen::by_framing(Framing::OfRecord);
         }
-        let sniff = Sniff::new().walk(&mut ahead);
+        let sniff = Sniff::new(&name).walk(&mut ahead);
         if ended || sniff.sniffer.is_decided() || want >= MAX_LOOKAHEAD {
             break sniff.chosen();
         }

@@ -6,12 +6,17 @@ use std::path::PathBuf;
 use clap::Args;
 
 /// A schema given at run time: records are read as `--message` of the
-/// `.proto` files of `--proto` (imports under `-I`) or of the binary
-/// descriptor set of `--descriptor-set`.
+/// `.proto` files of `--proto` (imports under `-I`), of the binary
+/// descriptor set of `--descriptor-set`, or with neither, of the built-in
+/// schemas (`tensorflow.Event`, `tensorflow.serving.ExampleListWithContext`,
+/// the Example family).
 #[derive(Debug, Clone, Default, Args)]
 pub struct SchemaArgs {
     /// Read each record as this message (its full name, package.Message) of
-    /// the schema that --proto or --descriptor-set gives.
+    /// the schema that --proto or --descriptor-set gives; without them, a
+    /// built-in one: tensorflow.Event (TensorBoard event files),
+    /// tensorflow.serving.ExampleListWithContext (ELWC) or ExampleList,
+    /// tensorflow.Example, tensorflow.SequenceExample, ...
     #[arg(long, value_name = "NAME")]
     pub message: Option<String>,
     /// A .proto file of the schema (repeatable); its imports are found
@@ -34,6 +39,9 @@ pub struct SchemaArgs {
     pub print_defaults: bool,
 }
 
+/// A schema and the JSON options its records are printed with.
+pub(crate) type Loaded = (crate::schema::Schema, crate::schema::JsonOptions);
+
 impl SchemaArgs {
     /// The schema and JSON options asked for, or `None` without one;
     /// `features`: the command was given `--features`, which a schema
@@ -43,7 +51,7 @@ impl SchemaArgs {
         features: bool,
     ) -> Result<Option<(crate::schema::Schema, crate::schema::JsonOptions)>, super::Failure> {
         use super::{Failure, EXIT_USAGE};
-        use crate::schema::{JsonOptions, Schema};
+        use crate::schema::Schema;
         let usage = |m: &str| Err(Failure::Usage(m.to_owned()));
         let Some(message) = &self.message else {
             if !self.proto.is_empty() || self.descriptor_set.is_some() {
@@ -58,28 +66,51 @@ impl SchemaArgs {
                 "--features picks tf.Example features; with --message every field is printed",
             );
         }
-        let schema =
-            match (&self.descriptor_set, self.proto.is_empty()) {
-                (Some(_), false) => return usage("give --proto or --descriptor-set, not both"),
-                (None, true) => return usage(
-                    "--message needs the schema: --proto FILE.proto or --descriptor-set FILE.pb",
-                ),
-                (Some(set), true) => {
-                    let bytes = std::fs::read(set).map_err(|e| {
-                        Failure::Fatal(
-                            crate::Error::io(e).with_file(set.display().to_string()),
-                            EXIT_USAGE,
-                        )
-                    })?;
-                    Schema::from_descriptor_set(&bytes, message)
-                }
-                (None, false) => Schema::from_proto(&self.proto, &self.include, message),
+        let schema = match (&self.descriptor_set, self.proto.is_empty()) {
+            (Some(_), false) => return usage("give --proto or --descriptor-set, not both"),
+            (None, true) => Schema::builtin(message),
+            (Some(set), true) => {
+                let bytes = std::fs::read(set).map_err(|e| {
+                    Failure::Fatal(
+                        crate::Error::io(e).with_file(set.display().to_string()),
+                        EXIT_USAGE,
+                    )
+                })?;
+                Schema::from_descriptor_set(&bytes, message)
             }
-            .map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
-        let options = JsonOptions::default()
+            (None, false) => Schema::from_proto(&self.proto, &self.include, message),
+        }
+        .map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
+        Ok(Some((schema, self.json_options())))
+    }
+
+    fn json_options(&self) -> crate::schema::JsonOptions {
+        crate::schema::JsonOptions::default()
             .with_json_names(self.json_names)
-            .with_defaults(self.print_defaults);
-        Ok(Some((schema, options)))
+            .with_defaults(self.print_defaults)
+    }
+
+    /// The built-in schema of the message that payload detection found
+    /// in the input `name` (`chosen.message`: a TensorBoard event file,
+    /// ELWC records), where no schema was `given`: its records are printed
+    /// by it, which is said on `stderr`.
+    pub(crate) fn detected(
+        &self,
+        given: Option<&Loaded>,
+        chosen: &super::payload::Chosen,
+        name: &str,
+        stderr: &mut dyn std::io::Write,
+    ) -> Result<Option<Loaded>, super::Failure> {
+        let (None, Some(message)) = (given, chosen.message) else {
+            return Ok(None);
+        };
+        let schema = crate::schema::Schema::builtin(message)
+            .map_err(|e| super::Failure::Fatal(e, super::EXIT_USAGE))?;
+        let _ = writeln!(
+            stderr,
+            "note: {name}: records read as {message} (detected by their fields), by its built-in schema; --payload or --message to force"
+        );
+        Ok(Some((schema, self.json_options())))
     }
 }
 

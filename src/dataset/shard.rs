@@ -241,7 +241,7 @@ impl Shard {
     /// What the payload detection saw in the first records of a TFRecord
     /// file (for notes; nothing for an OFRecord file).
     pub fn sniff(&self) -> PayloadSniffer {
-        let mut sniffer = PayloadSniffer::new();
+        let mut sniffer = PayloadSniffer::new().with_name(self.name());
         if self.framing == Framing::OfRecord {
             return sniffer;
         }

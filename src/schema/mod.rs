@@ -23,7 +23,32 @@
 //! assert_eq!(json, br#"{"x":"7","label":"a"}"#);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Some schemas are built in ([`Schema::builtin`], [`BUILTIN_MESSAGES`]):
+//! TensorBoard's `tensorflow.Event` with everything it reaches (`Summary`,
+//! `TensorProto`, ...), TensorFlow Serving's `tensorflow.serving.ExampleList`,
+//! `ExampleListWithContext` (TensorFlow Ranking's ELWC) and `Input`, and the
+//! Example family (`tensorflow.Example`, `SequenceExample`, `Features`, ...),
+//! transcribed from TensorFlow's own `.proto` files:
+//!
+//! ```
+//! use recordwire::schema::{Schema, BUILTIN_MESSAGES};
+//!
+//! assert!(BUILTIN_MESSAGES.contains(&"tensorflow.Event"));
+//! let schema = Schema::builtin("tensorflow.Event")?;
+//! // wall_time = 1.5 (field 1, double), step = 3 (field 2, varint),
+//! // file_version = "brain.Event:2" (field 3)
+//! let mut event = vec![0x09];
+//! event.extend_from_slice(&1.5f64.to_le_bytes());
+//! event.extend_from_slice(b"\x10\x03\x1a\x0dbrain.Event:2");
+//! let mut json = Vec::new();
+//! schema.write_json(&mut json, &event, 0, &Default::default())?;
+//! assert_eq!(json, br#"{"wall_time":1.5,"step":"3","file_version":"brain.Event:2"}"#);
+//! assert!(Schema::builtin("tensorflow.NoSuchThing").is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+mod builtin;
 mod field;
 mod json;
 pub(crate) mod plan;
@@ -36,6 +61,7 @@ use std::sync::Arc;
 use prost_reflect::DescriptorPool;
 
 use crate::error::Error;
+pub use builtin::BUILTIN_MESSAGES;
 pub(crate) use field::{next_packed, scalar_of};
 pub use field::{Entries, FieldRef, FieldType, ValueRef, Values};
 pub use json::JsonOptions;

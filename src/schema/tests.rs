@@ -160,3 +160,48 @@ fn well_known_types_print_in_their_forms_and_refuse_what_json_cannot_hold() {
     any.extend(b"x/t.Nope!");
     assert!(matches!(wkt_error(&any), WellKnownValue("Any", _)));
 }
+
+#[test]
+fn every_builtin_message_loads_and_an_unknown_one_is_a_usage_error() {
+    for name in super::BUILTIN_MESSAGES {
+        let schema = Schema::builtin(name).expect("a built-in message");
+        assert_eq!(schema.message_name(), *name);
+    }
+    // The messages they reach load too; a leading dot is the full name.
+    for name in [".tensorflow.Summary", "tensorflow.TensorProto"] {
+        assert!(Schema::builtin(name).is_ok(), "{name}");
+    }
+    let err = Schema::builtin("tensorflow.Nothing").expect_err("not built in");
+    assert_eq!(err.kind().name(), "usage_error");
+    let text = err.to_string();
+    assert!(
+        text.contains("tensorflow.Nothing is not a built-in message")
+            && text.contains("tensorflow.serving.ExampleListWithContext"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_builtin_event_prints_its_summary_and_enums() {
+    // Event { step: 5, summary { value { tag: "loss", simple_value: 0.5 } },
+    //         session_log { status: START } } (the oneof's last member wins)
+    let value = [&b"\x0a\x04loss\x15"[..], &0.5f32.to_le_bytes()].concat();
+    let summary = [&[0x0a, value.len() as u8][..], &value].concat();
+    let mut event = vec![0x10, 0x05, 0x2a, summary.len() as u8];
+    event.extend_from_slice(&summary);
+    let schema = Schema::builtin("tensorflow.Event").expect("built in");
+    let mut json = Vec::new();
+    schema
+        .write_json(&mut json, &event, 0, &Default::default())
+        .expect("an event");
+    assert_eq!(
+        String::from_utf8(json).expect("UTF-8"),
+        r#"{"step":"5","summary":{"value":[{"tag":"loss","simple_value":0.5}]}}"#
+    );
+    let log = [0x3a, 0x02, 0x08, 0x01];
+    let mut json = Vec::new();
+    schema
+        .write_json(&mut json, &log, 0, &Default::default())
+        .expect("an event");
+    assert_eq!(json, br#"{"session_log":{"status":"START"}}"#);
+}

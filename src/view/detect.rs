@@ -1,8 +1,10 @@
 //! Which message a file's payloads are, from their bytes: [`PayloadSniffer`]
 //! tells tf.Example from tf.SequenceExample by the first records
-//! (docs/FORMAT.md §2.4), and [`PayloadRef::unknown_top_field`] finds the
+//! (docs/FORMAT.md §2.4), and TensorBoard events and TensorFlow Ranking's
+//! ELWC from both (their [`message`](PayloadSniffer::message)), and [`PayloadRef::unknown_top_field`] finds the
 //! top-level fields a payload's message does not have.
 
+use super::shape::{elwc_shape, event_shape};
 use super::{DecodeOptions, PayloadKind, PayloadRef, SequenceExampleRef};
 use crate::wire::{DecodeError, FieldReader, Value, WireType};
 
@@ -104,11 +106,69 @@ impl<'a> PayloadRef<'a> {
 ///
 /// assert_eq!(recordwire::view::detect_payload([&example[..], &example]), PayloadKind::Example);
 /// ```
+///
+/// Two other messages are told apart too, and named by
+/// [`message`](Self::message) (their [`kind`](Self::kind) stays
+/// [`PayloadKind::Example`], the views' reading of them):
+///
+/// - a TensorBoard event file ([`EVENT`]): every record looked at has the
+///   shape of a `tensorflow.Event` (a double `wall_time` as field 1, a
+///   varint `step` as field 2, fields 3 to 10 length-delimited, nothing
+///   else; a tf.Example's field 1 is never a double), and either the first
+///   is the `file_version` record (`brain.Event:…`) that begins every event
+///   file, or the file's name has `events.out.tfevents.`
+///   ([`with_name`](Self::with_name));
+/// - a file of TensorFlow Ranking ELWC records ([`ELWC`]): every record
+///   looked at has only fields 1 (`examples`) and 2 (`context`), each a
+///   whole tf.Example with clean feature names, and some record has a
+///   context or the file's name has `elwc` (without either, the records
+///   could as well be TensorFlow Serving `ExampleList`s, which have the
+///   same bytes and print the same).
+///
+/// ```
+/// use recordwire::view::{PayloadKind, PayloadSniffer, EVENT};
+///
+/// // `Event { wall_time: 1.5, file_version: "brain.Event:2" }`
+/// let mut event = vec![0x09];
+/// event.extend_from_slice(&1.5f64.to_le_bytes());
+/// event.extend_from_slice(b"\x1a\x0dbrain.Event:2");
+/// let mut sniffer = PayloadSniffer::new();
+/// assert!(sniffer.feed(&event)); // the first record of an event file decides
+/// assert_eq!(sniffer.message(), Some(EVENT));
+/// assert_eq!(sniffer.kind(), PayloadKind::Example);
+///
+/// // Without its file_version record, the name tells.
+/// let mut step = vec![0x09];
+/// step.extend_from_slice(&1.5f64.to_le_bytes());
+/// step.extend_from_slice(&[0x10, 0x03]);
+/// let mut named = PayloadSniffer::new().with_name("run/events.out.tfevents.1700000000.host");
+/// named.feed(&step);
+/// assert_eq!(named.message(), Some(EVENT));
+/// let mut unnamed = PayloadSniffer::new();
+/// unnamed.feed(&step);
+/// assert_eq!(unnamed.message(), None);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct PayloadSniffer {
     fed: usize,
     evidence: Option<usize>,
+    /// The file's name has `events.out.tfevents.`; `elwc`.
+    events_name: bool,
+    elwc_name: bool,
+    /// Records fed that have an Event's shape; whether the first is a
+    /// `brain.Event:` file_version record.
+    events: usize,
+    event_version: bool,
+    /// Records fed that have an ELWC's shape; whether some has a context.
+    elwcs: usize,
+    elwc_context: bool,
 }
+
+/// The full name of a TensorBoard event ([`PayloadSniffer::message`]).
+pub const EVENT: &str = "tensorflow.Event";
+
+/// The full name of a TensorFlow Ranking ELWC ([`PayloadSniffer::message`]).
+pub const ELWC: &str = "tensorflow.serving.ExampleListWithContext";
 
 impl PayloadSniffer {
     /// How many records are looked at, at most.
@@ -117,6 +177,15 @@ impl PayloadSniffer {
     /// A sniffer that has seen nothing (and says tf.Example).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The same, for the file `name` (a path or a file name): a name with
+    /// `events.out.tfevents.` (TensorBoard's) or `elwc` (any case) helps
+    /// tell an event file or an ELWC file (see [`message`](Self::message)).
+    pub fn with_name(mut self, name: &str) -> Self {
+        self.events_name = name.contains("events.out.tfevents.");
+        self.elwc_name = name.to_ascii_lowercase().contains("elwc");
+        self
     }
 
     /// Looks at the next record's payload; returns `true` once the answer is
@@ -129,13 +198,38 @@ impl PayloadSniffer {
         if written_sequence_example(payload) {
             self.evidence = Some(self.fed);
         }
+        if let Some(version) = event_shape(payload) {
+            self.events += 1;
+            self.event_version |= self.fed == 0 && version;
+        } else if let Some(context) = elwc_shape(payload) {
+            self.elwcs += 1;
+            self.elwc_context |= context;
+        }
         self.fed += 1;
         self.is_decided()
     }
 
-    /// Whether more records would not change [`kind`](Self::kind).
+    /// Whether more records would not change [`kind`](Self::kind) and
+    /// [`message`](Self::message).
     pub fn is_decided(&self) -> bool {
-        self.evidence.is_some() || self.fed >= Self::RECORDS
+        self.evidence.is_some()
+            || self.fed >= Self::RECORDS
+            || (self.event_version && self.events == self.fed)
+    }
+
+    /// The message the records fed so far are, where their bytes tell one
+    /// that is not a tf.Example or a SequenceExample: [`EVENT`] or [`ELWC`]
+    /// (see above); `None` for the others.
+    pub fn message(&self) -> Option<&'static str> {
+        if self.evidence.is_some() || self.fed == 0 {
+            None
+        } else if self.events == self.fed && (self.event_version || self.events_name) {
+            Some(EVENT)
+        } else if self.elwcs == self.fed && (self.elwc_context || self.elwc_name) {
+            Some(ELWC)
+        } else {
+            None
+        }
     }
 
     /// The payload kind of the records fed so far:

@@ -54,13 +54,14 @@ mod notes;
 mod ofrecord;
 mod schema;
 mod sequence_example;
+mod shape;
 
 pub(crate) use feature::unknown_field;
 use feature::{nested_depth, validate_feature_segment};
 pub(crate) use hash::hash_name;
 use map::{validate_map, MapRef};
 
-pub use detect::{detect_payload, PayloadSniffer, UnknownField};
+pub use detect::{detect_payload, PayloadSniffer, UnknownField, ELWC, EVENT};
 pub use entry::{Entries, Entry};
 pub use example::ExampleRef;
 pub use feature::{FeatureRef, ListRef};

@@ -4,8 +4,8 @@
 //! docs/FORMAT.md §9.5. The CLI prints them on stderr; the Python package
 //! warns them. One implementation, so that both say the same.
 
+use super::shape::{clean_message, garbled_name, is_elwc, is_event};
 use super::{PayloadKind, PayloadRef, UnknownField};
-use crate::wire::{FieldReader, Value};
 
 /// How a note names the way to see the bytes: the CLI's flag or the Python
 /// argument.
@@ -61,32 +61,6 @@ pub struct PayloadNotes {
     first_garbled: Option<(u64, Vec<u8>, Option<PayloadKind>)>,
 }
 
-/// The first feature name of `payload` that is not clean text (not UTF-8,
-/// or holding control characters): the mark of records decoded as the
-/// wrong payload, whose bytes happen to parse. `Err` when it does not
-/// decode.
-fn garbled_name(payload: &PayloadRef<'_>) -> Result<Option<Vec<u8>>, ()> {
-    let clean =
-        |name: &[u8]| std::str::from_utf8(name).is_ok_and(|s| !s.chars().any(char::is_control));
-    if let Some(features) = payload.features() {
-        for named in features.iter() {
-            let named = named.map_err(|_| ())?;
-            if !clean(named.name()) {
-                return Ok(Some(named.name().to_vec()));
-            }
-        }
-    }
-    if let Some(lists) = payload.feature_lists() {
-        for named in lists.iter() {
-            let named = named.map_err(|_| ())?;
-            if !clean(named.name()) {
-                return Ok(Some(named.name().to_vec()));
-            }
-        }
-    }
-    Ok(None)
-}
-
 /// A name for a note: quoted, and cut to its first 32 bytes when longer
 /// (a garbled name can be a whole record).
 fn short_name(name: &[u8]) -> String {
@@ -112,21 +86,10 @@ fn reads_cleanly(kind: PayloadKind, data: &[u8], base: u64) -> Option<PayloadKin
     .find(|&k| clean_message(k, data, base))
 }
 
-/// Whether `data` reads whole as `kind`, with at least one feature (or
-/// feature list) and every name clean text.
-fn clean_message(kind: PayloadKind, data: &[u8], base: u64) -> bool {
-    let Ok(p) = PayloadRef::parse(kind, data, base) else {
-        return false;
-    };
-    let named = p.features().is_some_and(|f| f.iter().next().is_some())
-        || p.feature_lists().is_some_and(|l| l.iter().next().is_some());
-    named && garbled_name(&p) == Ok(None)
-}
-
 /// The message that `data` (a record that is not the message it was read
 /// as) looks like, when its top-level fields tell: a TensorBoard
 /// `tensorflow.Event` (field 1 a double `wall_time`, field 2 a varint
-/// `step`, fields 3 to 9 length-delimited), or a TensorFlow Ranking
+/// `step`, fields 3 to 10 length-delimited), or a TensorFlow Ranking
 /// `ExampleListWithContext` (only fields 1, `examples`, and 2, `context`,
 /// each a whole tf.Example with clean feature names). A guess from the
 /// shape of the bytes, not a schema: `None` when neither fits.
@@ -148,43 +111,6 @@ pub fn looks_like(data: &[u8]) -> Option<&'static str> {
         return Some("TensorFlow Ranking ExampleListWithContext (ELWC)");
     }
     None
-}
-
-fn is_event(data: &[u8]) -> bool {
-    let mut wall_time = false;
-    for f in FieldReader::new(data, 0, 0) {
-        let Ok(f) = f else { return false };
-        let fits = match (f.number, &f.value) {
-            (1, Value::Fixed64(_)) => {
-                wall_time = true;
-                true
-            }
-            (2, Value::Varint(_)) => true,
-            (3..=9, Value::Len(_)) => true,
-            _ => false,
-        };
-        if !fits {
-            return false;
-        }
-    }
-    wall_time
-}
-
-fn is_elwc(data: &[u8]) -> bool {
-    let mut examples = 0;
-    for f in FieldReader::new(data, 0, 0) {
-        let Ok(f) = f else { return false };
-        match (f.number, &f.value) {
-            (1 | 2, Value::Len(v)) => {
-                if !v.is_empty() && !clean_message(PayloadKind::Example, v, 0) {
-                    return false;
-                }
-                examples += usize::from(f.number == 1);
-            }
-            _ => return false,
-        }
-    }
-    examples > 0
 }
 
 impl PayloadNotes {

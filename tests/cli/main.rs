@@ -10,6 +10,7 @@
 mod support;
 
 mod bench_cli;
+mod builtin_schema;
 mod cat_options;
 mod dump_unknown;
 mod error_paths;

@@ -6,6 +6,9 @@ use crate::support::realworld::rerun_without_real_files;
 #[test]
 fn the_tests_of_the_real_files_pass_without_them_and_say_so() {
     rerun_without_real_files(&[
+        "builtin_schema::the_real_elwc_files_print_as_elwc",
+        "builtin_schema::the_real_event_file_prints_as_events",
+        "builtin_schema::detection_names_only_the_event_and_elwc_real_files",
         "dump_unknown::the_real_event_file_dumps_with_its_guesses",
         "inspect_summary::the_summary_of_the_real_files_adds_up",
         "mixed_shards::the_real_files_as_one_dataset",
