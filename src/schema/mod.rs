@@ -24,6 +24,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "arrow")]
+mod columns;
 mod json;
 mod plan;
 mod well_known;
@@ -34,6 +36,8 @@ use std::sync::Arc;
 use prost_reflect::DescriptorPool;
 
 use crate::error::Error;
+#[cfg(feature = "arrow")]
+pub use columns::{schema_columns, ColumnOptions, Columns};
 pub use json::JsonOptions;
 use plan::Plan;
 
