@@ -15,7 +15,7 @@ use crate::names::{Auto, OptionName, ParseNameError};
 use crate::order::{ModeName, Tail};
 use crate::view::PayloadKind;
 
-pub use super::schema_args::SchemaArgs;
+pub use super::schema_args::{SchemaArgs, SchemaSource};
 
 /// Read, check and inspect TFRecord and OFRecord files.
 #[derive(Debug, Parser)]
@@ -581,9 +581,34 @@ pub struct ExportCommand {
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
     /// The spec: a spec JSON file (as `inspect --spec` prints), or
-    /// `auto` to infer it first with a pass over the inputs.
-    #[arg(long, value_name = "FILE|auto")]
-    pub spec: PathBuf,
+    /// `auto` to infer it first with a pass over the inputs. Not with
+    /// --message, which reads the records by a schema instead.
+    #[arg(
+        long,
+        value_name = "FILE|auto",
+        required_unless_present = "message",
+        conflicts_with = "message"
+    )]
+    pub spec: Option<PathBuf>,
+    /// Records as a message of a schema given at run time (Parquet only):
+    /// the columns of --columns, or without it each top-level field as a
+    /// column.
+    #[command(flatten)]
+    pub schema: SchemaSource,
+    /// With --message: the field paths to export, one column each
+    /// (`tracks.states.center_x`, dot-separated field names; an empty path
+    /// is the whole message as one struct column).
+    #[arg(
+        long,
+        value_name = "PATH[,PATH...]",
+        value_delimiter = ',',
+        requires = "message"
+    )]
+    pub columns: Option<Vec<String>>,
+    /// With --message: enums as their names (strings) instead of their
+    /// numbers.
+    #[arg(long, requires = "message")]
+    pub enum_names: bool,
     /// Output format (default: parquet when OUT ends in `.parquet`, else npy).
     #[arg(long, value_parser = named::<ExportFormat>())]
     pub format: Option<ExportFormat>,

@@ -140,6 +140,14 @@ impl Schema {
         &self.inner.name
     }
 
+    /// The names of the root message's fields, in field-number order.
+    pub fn field_names(&self) -> impl Iterator<Item = &str> {
+        self.plan().messages[0]
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
+    }
+
     fn plan(&self) -> &Plan {
         &self.inner.plan
     }
