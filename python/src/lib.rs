@@ -18,6 +18,7 @@ mod errors;
 mod loader;
 mod order;
 mod record;
+mod schema_columns;
 mod spec;
 mod writer;
 
@@ -67,6 +68,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow_writer::ArrowWriter>()?;
     m.add_class::<loader::Loader>()?;
     m.add_class::<loader::PooledBuffer>()?;
+    m.add_function(wrap_pyfunction!(schema_columns::schema_columns, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_io_error_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
