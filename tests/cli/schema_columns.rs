@@ -459,3 +459,81 @@ fn export_columns_writes_them_to_parquet() {
         );
     }
 }
+
+/// The real Waymo scenario (`testdata/schema/waymo/README.md`): the three
+/// columns of the issue, checked against the JSON printer's values of the
+/// same record (`Schema::write_json`, itself checked against MessageToDict
+/// by `schema_json`; every field of this proto2 schema has presence, so a
+/// key the printer leaves out is null here).
+#[test]
+fn waymo_scenario_columns_are_the_printers_values() {
+    let Some(files) = crate::support::realworld::real_files() else {
+        return;
+    };
+    let file = files
+        .iter()
+        .find(|f| f.ends_with("motion_data_one_scenario.tfrecord"))
+        .expect("the Waymo scenario among the real files");
+    let schema = Schema::from_proto(
+        &["testdata/schema/waymo/waymo_open_dataset/protos/scenario.proto"],
+        &["testdata/schema/waymo"],
+        "waymo.open_dataset.Scenario",
+    )
+    .expect("Waymo's scenario.proto");
+    let bytes = std::fs::read(file).expect("the real file");
+    let records: Vec<(&[u8], u64)> = records(&bytes, Framing::TfRecord, ReadOptions::default())
+        .map(|r| {
+            let r = r.expect("a well-framed record");
+            (r.data, r.data_offset)
+        })
+        .collect();
+    assert_eq!(records.len(), 1);
+    let paths = [
+        "tracks.states.center_x",
+        "scenario_id",
+        "map_features.lane.polyline",
+    ];
+    let batch = schema_columns(
+        &schema,
+        &paths,
+        records.iter().copied(),
+        &ColumnOptions::default(),
+    )
+    .expect("the columns");
+    let types: Vec<String> = batch
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.data_type().to_string())
+        .collect();
+    assert_eq!(types[0], "LargeList(non-null LargeList(Float64))");
+    assert_eq!(types[1], "LargeUtf8");
+    assert!(
+        types[2].starts_with("LargeList(LargeList(non-null Struct("),
+        "{}",
+        types[2]
+    );
+    let inner = schema_for_cut();
+    for (row, &(record, base)) in records.iter().enumerate() {
+        let mut json = Vec::new();
+        schema
+            .write_json(&mut json, record, base, &JsonOptions::default())
+            .expect("the printer reads the record");
+        let want: Value = serde_json::from_slice(&json).expect("JSON");
+        for (c, path) in paths.iter().enumerate() {
+            let steps: Vec<&str> = path.split('.').collect();
+            let got = dict(batch.column(c).as_ref(), row, path, &inner);
+            let expect = at_path(&want, &steps);
+            assert!(!got.is_null(), "{path} is empty in the real scenario");
+            assert!(
+                same(&got, &expect),
+                "path {path:?}:\n got  {got}\n want {expect}"
+            );
+        }
+    }
+}
+
+/// The schema [`dict`] prints a cut with (none is cut on the Waymo paths).
+fn schema_for_cut() -> Schema {
+    schema("shapes", "rwtest.Shapes.Inner")
+}
