@@ -227,12 +227,14 @@ pub enum Command {
     /// every record of every file (--per-file: a report for each file).
     Inspect(InspectCommand),
     /// Decode every record with a spec and write the columns: one Parquet
-    /// file, or a directory of .npy files.
+    /// file, or a directory of .npy files. With --message instead of --spec,
+    /// read every record as that message of a schema and write Parquet
+    /// columns by field path (--columns).
     ///
     /// The inputs are one dataset, read in order; one row per record. A
-    /// record that does not fit the spec stops the export (exit 1) and
-    /// nothing is left at OUT: the output is written under a temporary name
-    /// and renamed at the end.
+    /// record that does not fit the spec (or the schema) stops the export
+    /// (exit 1) and nothing is left at OUT: the output is written under a
+    /// temporary name and renamed at the end.
     Export(ExportCommand),
     /// Write the rows of a Parquet file as a record file: the reverse of
     /// `export`.

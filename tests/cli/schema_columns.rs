@@ -422,11 +422,10 @@ fn a_malformed_record_is_a_decode_error_at_its_offset() {
 
 #[test]
 fn export_columns_writes_them_to_parquet() {
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().join("cols.parquet");
     let out_text = out.display().to_string();
-    let paths = ["f_int64", "inners.a", "m_str_int", "pick_inner"];
+    let paths = ["f_int64", "inners.a", "m_str_int", "pick_inner", "colors"];
     let (code, _, err) = run(&[
         "export",
         "testdata/schema/shapes.tfrecord",
@@ -437,23 +436,24 @@ fn export_columns_writes_them_to_parquet() {
         "testdata/schema/shapes.pb",
         "--columns",
         &paths.join(","),
+        "--enum-names",
         "--batch-size",
         "7",
     ]);
     assert_eq!(code, 0, "{err}");
-    let file = std::fs::File::open(&out).expect("the Parquet file");
-    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-        .expect("a Parquet file")
-        .build()
-        .expect("a reader");
-    let read: Vec<RecordBatch> = reader.map(|b| b.expect("a batch")).collect();
     // 60 rows: one batch of the reader (its default is 1024 rows).
-    assert_eq!(read.len(), 1);
-    let want = columns("shapes", "rwtest.Shapes", &paths, &ColumnOptions::default());
-    assert_eq!(read[0].num_rows(), want.num_rows());
+    let got = read_parquet(&out);
+    let want = columns(
+        "shapes",
+        "rwtest.Shapes",
+        &paths,
+        &ColumnOptions::default().with_enum_names(true),
+    );
+    assert_eq!(got.num_rows(), want.num_rows());
     for (c, path) in paths.iter().enumerate() {
+        assert_eq!(got.schema().field(c).name(), path);
         assert_eq!(
-            read[0].column(c).to_data(),
+            got.column(c).to_data(),
             want.column(c).to_data(),
             "column {path}"
         );
@@ -536,4 +536,84 @@ fn waymo_scenario_columns_are_the_printers_values() {
 /// The schema [`dict`] prints a cut with (none is cut on the Waymo paths).
 fn schema_for_cut() -> Schema {
     schema("shapes", "rwtest.Shapes.Inner")
+}
+
+/// The Parquet file `out` as one batch.
+fn read_parquet(out: &std::path::Path) -> RecordBatch {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let file = std::fs::File::open(out).expect("the Parquet file");
+    let mut read: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file)
+        .expect("a Parquet file")
+        .build()
+        .expect("a reader")
+        .map(|b| b.expect("a batch"))
+        .collect();
+    assert_eq!(read.len(), 1);
+    read.remove(0)
+}
+
+#[test]
+fn export_without_columns_writes_each_top_level_field() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, message) in [("shapes", "rwtest.Shapes"), ("wkt", "rwtest.Wkt")] {
+        let out = dir.path().join(format!("{name}.parquet"));
+        let (code, _, err) = run(&[
+            "export",
+            &format!("testdata/schema/{name}.tfrecord"),
+            &out.display().to_string(),
+            "--message",
+            message,
+            "--descriptor-set",
+            &format!("testdata/schema/{name}.pb"),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let s = schema(name, message);
+        let mut fields: Vec<&str> = s.field_names().collect();
+        if name == "wkt" {
+            // google.protobuf.Empty: a struct of no fields, which Parquet
+            // cannot store, left out with a note.
+            assert!(err.contains("note: field empty left out"), "{err}");
+            fields.retain(|f| *f != "empty");
+        }
+        let got = read_parquet(&out);
+        let want = columns(name, message, &fields, &ColumnOptions::default());
+        assert_eq!(got.schema().fields().len(), fields.len());
+        for (c, f) in fields.iter().enumerate() {
+            assert_eq!(got.schema().field(c).name(), f);
+            assert_eq!(
+                got.column(c).to_data(),
+                want.column(c).to_data(),
+                "{name}: {f}"
+            );
+        }
+    }
+}
+
+#[test]
+fn export_of_a_malformed_record_says_where_as_cat_does() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("bad.parquet");
+    let schema = [
+        "--message",
+        "rwtest.Shapes",
+        "--descriptor-set",
+        "testdata/schema/shapes.pb",
+    ];
+    let bad = "testdata/bad/tf_decode_error.tfrecord";
+    let mut cat = vec!["cat"];
+    cat.extend_from_slice(&schema);
+    cat.push(bad);
+    let (cat_code, _, cat_err) = run(&cat);
+    let out_text = out.display().to_string();
+    let mut export = vec!["export", bad, &out_text, "--columns", "f_int32"];
+    export.extend_from_slice(&schema);
+    let (code, _, err) = run(&export);
+    assert_eq!((code, cat_code), (1, 1), "{err}");
+    let line = cat_err
+        .lines()
+        .find(|l| l.starts_with("error[decode_error]"))
+        .expect("cat's error line");
+    assert!(line.contains(&format!("{bad}: record ")), "{line}");
+    assert!(err.contains(line), "{err}\nwant {line}");
+    assert!(!out.exists());
 }

@@ -34,7 +34,7 @@ pub(super) fn export(
             "--message exports Parquet only (nested columns): OUT.parquet or --format parquet",
         ));
     }
-    let paths: Vec<&str> = match o.columns {
+    let mut paths: Vec<&str> = match o.columns {
         Some(c) => c.iter().map(String::as_str).collect(),
         None => schema.field_names().collect(),
     };
@@ -45,8 +45,42 @@ pub(super) fn export(
         )));
     }
     let options = ColumnOptions::default().with_enum_names(o.enum_names);
-    let columns =
+    let mut columns =
         Columns::new(schema, &paths, &options).map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
+    // A message of no fields (`google.protobuf.Empty`) is a struct of no
+    // fields, which Parquet cannot store: left out of the top-level fields,
+    // refused where asked for.
+    let arrow = columns.arrow_schema();
+    let empty: Vec<&str> = arrow
+        .fields()
+        .iter()
+        .zip(&paths)
+        .filter(|(f, _)| has_empty_struct(f.data_type()))
+        .map(|(_, p)| *p)
+        .collect();
+    if !empty.is_empty() {
+        if o.columns.is_some() {
+            return Err(usage(format!(
+                "--columns {}: holds a message of no fields, which Parquet cannot store; give paths around it",
+                empty.join(",")
+            )));
+        }
+        for p in &empty {
+            let _ = writeln!(
+                stderr,
+                "note: field {p} left out: it holds a message of no fields, which Parquet cannot store"
+            );
+        }
+        paths.retain(|p| !empty.contains(p));
+        if paths.is_empty() {
+            return Err(usage(format!(
+                "{}: no field Parquet can store",
+                schema.message_name()
+            )));
+        }
+        columns =
+            Columns::new(schema, &paths, &options).map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
+    }
     let file = std::fs::File::create_new(temp)
         .map_err(|e| out_failure(Error::io(e).with_file(temp.display().to_string())))?;
     let guard = TempOut {
@@ -108,4 +142,18 @@ pub(super) fn export(
         start.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Whether `t` is or holds a struct of no fields.
+fn has_empty_struct(t: &arrow_schema::DataType) -> bool {
+    use arrow_schema::DataType;
+    match t {
+        DataType::Struct(fields) => {
+            fields.is_empty() || fields.iter().any(|f| has_empty_struct(f.data_type()))
+        }
+        DataType::LargeList(f) | DataType::List(f) | DataType::Map(f, _) => {
+            has_empty_struct(f.data_type())
+        }
+        _ => false,
+    }
 }
