@@ -5,7 +5,8 @@
 //! type compiled once into a plan that threads share; records are read
 //! straight from their bytes, with Google's parser's semantics (see
 //! [`Schema::write_json`]; docs/FORMAT.md §14), the well-known types in
-//! their JSON forms.
+//! their JSON forms. With the `arrow` feature, [`columns`] decodes records
+//! into Arrow columns by field path.
 //!
 //! ```
 //! use recordwire::schema::Schema;
@@ -25,7 +26,8 @@
 //! ```
 
 #[cfg(feature = "arrow")]
-mod columns;
+#[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
+pub mod columns;
 mod json;
 mod plan;
 mod well_known;
