@@ -25,6 +25,7 @@ __all__ = [
     "Loader",
     "PooledBuffer",
     "Schema",
+    "schema_columns",
     "_panic_for_test",
     "_io_error_for_test",
     "__version__",
@@ -331,5 +332,21 @@ class Dataset:
     ) -> List[Union[pathlib.Path, str]]: ...
 
 # Test hooks (not API): raise as any method would.
+def schema_columns(
+    descriptor_set: bytes,
+    message: str,
+    path: _Path,
+    ids: Sequence[int],
+    paths: Sequence[str],
+    *,
+    enum_names: bool = False,
+) -> ArrowBatch:
+    """Records ``ids`` of the record file ``path``, each read as the message
+    ``message`` of the binary ``FileDescriptorSet`` ``descriptor_set``, as one
+    Arrow column per field path of ``paths`` (``"a.b.c"``; ``""`` is the
+    whole message) and one row per record: ``pyarrow.record_batch(result)``.
+    The mapping is the crate's (``recordwire::schema::Columns``), the same as
+    ``recordwire export --message --columns``."""
+
 def _panic_for_test(message: str) -> None: ...
 def _io_error_for_test(errno: int, file: str) -> None: ...

@@ -36,6 +36,11 @@ impl ArrowBatch {
         Ok(ArrowBatch { batch })
     }
 
+    /// A record batch made elsewhere (`schema_columns`).
+    pub fn from_batch(batch: RecordBatch) -> ArrowBatch {
+        ArrowBatch { batch }
+    }
+
     fn schema_capsule<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
         let schema = FFI_ArrowSchema::try_from(self.batch.schema().as_ref()).map_err(arrow_err)?;
         PyCapsule::new_with_value(py, schema, c"arrow_schema")

@@ -19,6 +19,7 @@ mod loader;
 mod message;
 mod order;
 mod record;
+mod schema_columns;
 mod spec;
 mod writer;
 
@@ -69,6 +70,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<loader::Loader>()?;
     m.add_class::<message::Schema>()?;
     m.add_class::<loader::PooledBuffer>()?;
+    m.add_function(wrap_pyfunction!(schema_columns::schema_columns, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     m.add_function(wrap_pyfunction!(_io_error_for_test, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -15,7 +15,7 @@ use crate::names::{Auto, OptionName, ParseNameError};
 use crate::order::{ModeName, Tail};
 use crate::view::PayloadKind;
 
-pub use super::schema_args::SchemaArgs;
+pub use super::schema_args::{SchemaArgs, SchemaSource};
 
 /// Read, check and inspect TFRecord and OFRecord files.
 #[derive(Debug, Parser)]
@@ -227,12 +227,14 @@ pub enum Command {
     /// every record of every file (--per-file: a report for each file).
     Inspect(InspectCommand),
     /// Decode every record with a spec and write the columns: one Parquet
-    /// file, or a directory of .npy files.
+    /// file, or a directory of .npy files. With --message instead of --spec,
+    /// read every record as that message of a schema and write Parquet
+    /// columns by field path (--columns).
     ///
     /// The inputs are one dataset, read in order; one row per record. A
-    /// record that does not fit the spec stops the export (exit 1) and
-    /// nothing is left at OUT: the output is written under a temporary name
-    /// and renamed at the end.
+    /// record that does not fit the spec (or the schema) stops the export
+    /// (exit 1) and nothing is left at OUT: the output is written under a
+    /// temporary name and renamed at the end.
     Export(ExportCommand),
     /// Write the rows of a Parquet file as a record file: the reverse of
     /// `export`.
@@ -588,9 +590,34 @@ pub struct ExportCommand {
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
     /// The spec: a spec JSON file (as `inspect --spec` prints), or
-    /// `auto` to infer it first with a pass over the inputs.
-    #[arg(long, value_name = "FILE|auto")]
-    pub spec: PathBuf,
+    /// `auto` to infer it first with a pass over the inputs. Not with
+    /// --message, which reads the records by a schema instead.
+    #[arg(
+        long,
+        value_name = "FILE|auto",
+        required_unless_present = "message",
+        conflicts_with = "message"
+    )]
+    pub spec: Option<PathBuf>,
+    /// Records as a message of a schema given at run time (Parquet only):
+    /// the columns of --columns, or without it each top-level field as a
+    /// column.
+    #[command(flatten)]
+    pub schema: SchemaSource,
+    /// With --message: the field paths to export, one column each
+    /// (`tracks.states.center_x`, dot-separated field names; an empty path
+    /// is the whole message as one struct column).
+    #[arg(
+        long,
+        value_name = "PATH[,PATH...]",
+        value_delimiter = ',',
+        requires = "message"
+    )]
+    pub columns: Option<Vec<String>>,
+    /// With --message: enums as their names (strings) instead of their
+    /// numbers.
+    #[arg(long, requires = "message")]
+    pub enum_names: bool,
     /// Output format (default: parquet when OUT ends in `.parquet`, else npy).
     #[arg(long, value_parser = named::<ExportFormat>())]
     pub format: Option<ExportFormat>,

@@ -8,6 +8,8 @@
 //! lengths say how many), so that batches can be concatenated.
 
 #[cfg(feature = "export")]
+mod message;
+#[cfg(feature = "export")]
 mod parquet;
 
 mod npy;
@@ -34,8 +36,14 @@ use crate::io::{RecordFile, Source};
 pub(super) struct ExportOptions<'a> {
     pub inputs: &'a [PathBuf],
     pub out: &'a Path,
-    /// A spec JSON file, or `auto`.
-    pub spec: &'a Path,
+    /// A spec JSON file, or `auto` (without `--message`).
+    pub spec: Option<&'a Path>,
+    /// `--message` and its schema.
+    pub schema: &'a super::SchemaSource,
+    /// `--columns`: field paths of the message.
+    pub columns: Option<&'a [String]>,
+    /// `--enum-names`.
+    pub enum_names: bool,
     pub format: Option<ExportFormat>,
     pub batch_size: usize,
     pub threads: Option<usize>,
@@ -206,16 +214,16 @@ fn out_failure(e: Error) -> Failure {
 }
 
 /// Reads the spec file, or infers the spec (`auto`).
-fn load_spec(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> Result<Spec, Failure> {
-    if o.spec == Path::new("auto") {
+fn load_spec(o: &ExportOptions<'_>, spec: &Path, stderr: &mut dyn Write) -> Result<Spec, Failure> {
+    if spec == Path::new("auto") {
         let (spec, notes) = super::inspect::infer_spec(o.inputs, o.read, stderr)?;
         for note in &notes {
             let _ = writeln!(stderr, "note: {note}");
         }
         return Ok(spec);
     }
-    let name = o.spec.display().to_string();
-    let text = std::fs::read(o.spec)
+    let name = spec.display().to_string();
+    let text = std::fs::read(spec)
         .map_err(|e| Failure::Fatal(Error::io(e).with_file(name.as_str()), EXIT_USAGE))?;
     let spec = Spec::from_json(&text).map_err(|e| usage(format!("{name}: {e}")))?;
     if let Some(kind) = o.read.payload.get() {
@@ -256,7 +264,10 @@ pub(super) fn run(c: &ExportCommand, stderr: &mut dyn Write) -> CmdResult {
         &ExportOptions {
             inputs: &c.inputs,
             out: &c.out,
-            spec: &c.spec,
+            spec: c.spec.as_deref(),
+            schema: &c.schema,
+            columns: c.columns.as_deref(),
+            enum_names: c.enum_names,
             format: c.format,
             batch_size: usize::try_from(c.batch_size).unwrap_or(usize::MAX),
             threads: c.threads.map(|t| usize::try_from(t).unwrap_or(1)),
@@ -321,7 +332,8 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
     temp_name.push(format!(".tmp-{}", std::process::id()));
     let temp = out.with_file_name(temp_name);
     check_out(&out, o.force)?;
-    if o.spec == Path::new("auto") {
+    let auto = o.spec == Some(Path::new("auto"));
+    if auto {
         // The inference reads the inputs once, the export a second time.
         if let Some(p) = o.inputs.iter().find(|p| {
             *p == Path::new("-") || std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
@@ -332,7 +344,24 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
             )));
         }
     }
-    let spec = load_spec(o, stderr)?;
+    #[cfg(feature = "export")]
+    if let Some(schema) = o.schema.load()? {
+        return message::export(
+            o,
+            &schema,
+            (&out, &temp),
+            destination,
+            format,
+            start,
+            stderr,
+        );
+    }
+    let Some(spec) = o.spec else {
+        return Err(usage(
+            "export needs --spec FILE|auto, or --message with its schema",
+        ));
+    };
+    let spec = load_spec(o, spec, stderr)?;
     let plans = Plan::all(&spec).map_err(usage)?;
     if plans.is_empty() {
         return Err(usage(
@@ -373,8 +402,7 @@ fn export(o: &ExportOptions<'_>, stderr: &mut dyn Write) -> CmdResult {
 
     let threads = o.threads.unwrap_or_else(|| super::threads(None));
     let decoder = Decoder::new(threads);
-    let inferred = o.spec == Path::new("auto");
-    let mut feed = Feed::new(o.inputs, o.read, spec.payload(), inferred);
+    let mut feed = Feed::new(o.inputs, o.read, Some(spec.payload()), auto);
     let mut rows = 0u64;
     // The batch's memory, kept from one batch to the next (each batch's
     // records borrow from the feed anew).
@@ -446,7 +474,9 @@ struct Open {
 struct Feed<'o> {
     inputs: &'o [PathBuf],
     read: &'o ReadArgs,
-    payload: crate::view::PayloadKind,
+    /// The payload the spec reads (`None`: records read by a schema,
+    /// whatever they look like).
+    payload: Option<crate::view::PayloadKind>,
     /// The spec was inferred from the inputs (`--spec auto`).
     inferred: bool,
     next: usize,
@@ -460,7 +490,7 @@ impl<'o> Feed<'o> {
     fn new(
         inputs: &'o [PathBuf],
         read: &'o ReadArgs,
-        payload: crate::view::PayloadKind,
+        payload: Option<crate::view::PayloadKind>,
         inferred: bool,
     ) -> Self {
         Feed {
@@ -554,13 +584,16 @@ impl<'o> Feed<'o> {
     /// Says on stderr when an input looks like another payload than the
     /// spec reads (its records are read as the spec says).
     fn note_payload(&self, source: &Source, chosen: Chosen, stderr: &mut dyn Write) {
-        if !chosen.forced && chosen.kind != self.payload {
+        let Some(payload) = self.payload else {
+            return;
+        };
+        if !chosen.forced && chosen.kind != payload {
             let _ = writeln!(
                 stderr,
                 "note: {}: records look like {}, read as {} as the spec says",
                 source.name(),
                 chosen.kind,
-                self.payload
+                payload
             );
         }
     }

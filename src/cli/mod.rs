@@ -37,8 +37,8 @@ use clap::Parser;
 pub use args::{
     BenchCommand, CatArgs, CatCommand, Cli, Command, ConvertCommand, CountCommand, DecodeCommand,
     DumpCommand, EncodeCommand, ExportCommand, ExportFormat, GetCommand, ImportCommand,
-    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SchemaArgs, SpecFormat,
-    StoreArgs, VerifyCommand, WriteArgs,
+    IndexCommand, InspectCommand, OrderCommand, PackCommand, ReadArgs, SchemaArgs, SchemaSource,
+    SpecFormat, StoreArgs, VerifyCommand, WriteArgs,
 };
 
 use crate::error::Error;

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-/// A schema given at run time: records are read as `--message` of the
-/// `.proto` files of `--proto` (imports under `-I`), of the binary
-/// descriptor set of `--descriptor-set`, or with neither, of the built-in
-/// schemas (`tensorflow.Event`, `tensorflow.serving.ExampleListWithContext`,
-/// the Example family).
+/// Where a schema given at run time comes from: records are read as
+/// `--message` of the `.proto` files of `--proto` (imports under `-I`), of
+/// the binary descriptor set of `--descriptor-set`, or with neither, of the
+/// built-in schemas (`tensorflow.Event`,
+/// `tensorflow.serving.ExampleListWithContext`, the Example family).
 #[derive(Debug, Clone, Default, Args)]
-pub struct SchemaArgs {
+pub struct SchemaSource {
     /// Read each record as this message (its full name, package.Message) of
     /// the schema that --proto or --descriptor-set gives; without them, a
     /// built-in one: tensorflow.Event (TensorBoard event files),
@@ -29,6 +29,15 @@ pub struct SchemaArgs {
     /// A binary FileDescriptorSet (`protoc --include_imports -o FILE.pb`).
     #[arg(long, value_name = "FILE.pb")]
     pub descriptor_set: Option<PathBuf>,
+}
+
+/// A schema given at run time, and how the commands that print records
+/// print them by it.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SchemaArgs {
+    /// The schema.
+    #[command(flatten)]
+    pub source: SchemaSource,
     /// With a schema: the JSON mapping's lowerCamelCase names instead of the
     /// fields' own names.
     #[arg(long)]
@@ -39,17 +48,10 @@ pub struct SchemaArgs {
     pub print_defaults: bool,
 }
 
-/// A schema and the JSON options its records are printed with.
-pub(crate) type Loaded = (crate::schema::Schema, crate::schema::JsonOptions);
-
-impl SchemaArgs {
-    /// The schema and JSON options asked for, or `None` without one;
-    /// `features`: the command was given `--features`, which a schema
-    /// cannot go with.
-    pub(crate) fn load(
-        &self,
-        features: bool,
-    ) -> Result<Option<(crate::schema::Schema, crate::schema::JsonOptions)>, super::Failure> {
+impl SchemaSource {
+    /// The schema asked for, or `None` without `--message` (and then
+    /// without --proto or --descriptor-set).
+    pub(crate) fn load(&self) -> Result<Option<crate::schema::Schema>, super::Failure> {
         use super::{Failure, EXIT_USAGE};
         use crate::schema::Schema;
         let usage = |m: &str| Err(Failure::Usage(m.to_owned()));
@@ -61,11 +63,6 @@ impl SchemaArgs {
             }
             return Ok(None);
         };
-        if features {
-            return usage(
-                "--features picks tf.Example features; with --message every field is printed",
-            );
-        }
         let schema = match (&self.descriptor_set, self.proto.is_empty()) {
             (Some(_), false) => return usage("give --proto or --descriptor-set, not both"),
             (None, true) => Schema::builtin(message),
@@ -81,6 +78,27 @@ impl SchemaArgs {
             (None, false) => Schema::from_proto(&self.proto, &self.include, message),
         }
         .map_err(|e| Failure::Fatal(e, EXIT_USAGE))?;
+        Ok(Some(schema))
+    }
+}
+
+/// A schema and the JSON options its records are printed with.
+pub(crate) type Loaded = (crate::schema::Schema, crate::schema::JsonOptions);
+
+impl SchemaArgs {
+    /// The schema and JSON options asked for, or `None` without one;
+    /// `features`: the command was given `--features`, which a schema
+    /// cannot go with.
+    pub(crate) fn load(&self, features: bool) -> Result<Option<Loaded>, super::Failure> {
+        if features && self.source.message.is_some() {
+            return Err(super::Failure::Usage(
+                "--features picks tf.Example features; with --message every field is printed"
+                    .to_owned(),
+            ));
+        }
+        let Some(schema) = self.source.load()? else {
+            return Ok(None);
+        };
         Ok(Some((schema, self.json_options())))
     }
 

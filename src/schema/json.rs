@@ -157,7 +157,7 @@ pub(super) fn scalar(kind: FieldKind, value: Value<'_>) -> Scalar<'_> {
 
 /// The elements of a packed run of kind `kind`, each as the wire value it
 /// would have alone.
-fn unpack<'a>(
+pub(super) fn unpack<'a>(
     kind: FieldKind,
     run: &'a [u8],
     offset: u64,

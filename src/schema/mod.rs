@@ -5,7 +5,8 @@
 //! type compiled once into a plan that threads share; records are read
 //! straight from their bytes, with Google's parser's semantics (see
 //! [`Schema::write_json`]; docs/FORMAT.md §14), the well-known types in
-//! their JSON forms.
+//! their JSON forms. With the `arrow` feature, [`columns`] decodes records
+//! into Arrow columns by field path.
 //!
 //! ```
 //! use recordwire::schema::Schema;
@@ -49,6 +50,9 @@
 //! ```
 
 mod builtin;
+#[cfg(feature = "arrow")]
+#[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
+pub mod columns;
 mod field;
 mod json;
 pub(crate) mod plan;
@@ -62,6 +66,8 @@ use prost_reflect::DescriptorPool;
 
 use crate::error::Error;
 pub use builtin::BUILTIN_MESSAGES;
+#[cfg(feature = "arrow")]
+pub use columns::{schema_columns, ColumnOptions, Columns};
 pub(crate) use field::{next_packed, scalar_of};
 pub use field::{Entries, FieldRef, FieldType, ValueRef, Values};
 pub use json::JsonOptions;
@@ -180,6 +186,14 @@ impl Schema {
     /// The descriptors the schema was made from.
     pub fn pool(&self) -> &DescriptorPool {
         &self.inner.pool
+    }
+
+    /// The names of the root message's fields, in field-number order.
+    pub fn field_names(&self) -> impl Iterator<Item = &str> {
+        self.plan().messages[0]
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
     }
 
     pub(crate) fn plan(&self) -> &Plan {

@@ -28,5 +28,7 @@ mod many_files;
 mod mixed_shards;
 mod payload_notes;
 mod realworld_absent;
+#[cfg(feature = "export")]
+mod schema_columns;
 mod schema_json;
 mod threaded_verify;

@@ -13,6 +13,7 @@ fn the_tests_of_the_real_files_pass_without_them_and_say_so() {
         "inspect_summary::the_summary_of_the_real_files_adds_up",
         "mixed_shards::the_real_files_as_one_dataset",
         "payload_notes::no_junk_names_note_on_the_real_files_under_their_own_payload",
+        "schema_columns::waymo_scenario_columns_are_the_printers_values",
         "threaded_verify::real_files_and_hostile_files_verify_the_same_on_every_thread_count",
     ]);
 }
