@@ -24,6 +24,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod encode;
+mod encode_wkt;
 mod json;
 mod plan;
 mod well_known;
@@ -161,5 +163,7 @@ fn compile_error(e: &protox::Error) -> String {
     }
 }
 
+#[cfg(test)]
+mod encode_tests;
 #[cfg(test)]
 mod tests;

@@ -70,6 +70,9 @@ pub(crate) struct FieldPlan {
     pub(crate) presence: bool,
     /// The oneof it belongs to (index into the message's oneofs).
     pub(crate) oneof: Option<usize>,
+    /// A repeated scalar written as one packed run (proto3 by default,
+    /// proto2 `[packed = true]`, editions' `repeated_field_encoding`).
+    pub(crate) packed: bool,
 }
 
 /// The well-known types that protobuf's JSON mapping prints in forms of
@@ -107,6 +110,8 @@ impl WellKnown {
 /// One message type.
 #[derive(Debug, Clone)]
 pub(crate) struct MessagePlan {
+    /// The full name (`package.Message`).
+    pub(crate) full_name: String,
     pub(crate) well_known: Option<WellKnown>,
     /// Sorted by field number.
     pub(crate) fields: Vec<FieldPlan>,
@@ -125,7 +130,12 @@ impl MessagePlan {
 /// unknown value is an unknown field).
 #[derive(Debug, Clone)]
 pub(crate) struct EnumPlan {
+    /// The full name (`package.Enum`).
+    pub(crate) full_name: String,
     pub(crate) values: Vec<(i32, String)>,
+    /// Every name (aliases too) with its number, sorted by name: what the
+    /// JSON reader looks names up in.
+    pub(crate) names: Vec<(String, i32)>,
     pub(crate) closed: bool,
 }
 
@@ -135,6 +145,14 @@ impl EnumPlan {
             .binary_search_by_key(&number, |(n, _)| *n)
             .ok()
             .map(|i| self.values[i].1.as_str())
+    }
+
+    /// The number of the value named `name`.
+    pub(crate) fn number(&self, name: &[u8]) -> Option<i32> {
+        self.names
+            .binary_search_by(|(n, _)| n.as_bytes().cmp(name))
+            .ok()
+            .map(|i| self.names[i].1)
     }
 }
 
@@ -172,6 +190,7 @@ impl Plan {
         let index = self.messages.len();
         self.message_index.insert(m.full_name().to_owned(), index);
         self.messages.push(MessagePlan {
+            full_name: m.full_name().to_owned(),
             well_known: WellKnown::of(m.full_name()),
             fields: Vec::new(),
             oneofs: 0,
@@ -218,6 +237,7 @@ impl Plan {
             map: f.is_map(),
             presence: f.supports_presence(),
             oneof,
+            packed: f.is_packed(),
         }
     }
 
@@ -226,7 +246,9 @@ impl Plan {
             return i;
         }
         let mut values: Vec<(i32, String)> = Vec::new();
+        let mut names: Vec<(String, i32)> = Vec::new();
         for v in e.values() {
+            names.push((v.name().to_owned(), v.number()));
             // The first name of a number (allow_alias): protobuf's printer
             // finds a value by number and takes the first.
             if !values.iter().any(|(n, _)| *n == v.number()) {
@@ -234,10 +256,13 @@ impl Plan {
             }
         }
         values.sort_by_key(|(n, _)| *n);
+        names.sort();
         self.enum_index
             .insert(e.full_name().to_owned(), self.enums.len());
         self.enums.push(EnumPlan {
+            full_name: e.full_name().to_owned(),
             values,
+            names,
             closed: e.parent_file().syntax() == Syntax::Proto2,
         });
         self.enums.len() - 1
