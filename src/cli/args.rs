@@ -330,15 +330,20 @@ pub struct EncodeCommand {
     pub input: Option<PathBuf>,
     /// Where to write the bytes (`-` or nothing for stdout).
     pub output: Option<PathBuf>,
-    /// Payload type of the message.
-    #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
-    pub payload: PayloadKind,
+    /// Payload type of the message (default: example).
+    #[arg(long, value_parser = named::<PayloadKind>())]
+    pub payload: Option<PayloadKind>,
     /// Write map entries sorted by key instead of input order.
     #[arg(long)]
     pub sorted: bool,
     /// The store of a remote output.
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Any protobuf message, by a schema given here (instead of --payload):
+    /// the JSON is read as protobuf's JSON mapping and written as its
+    /// deterministic serialization.
+    #[command(flatten)]
+    pub schema: SchemaArgs,
 }
 
 /// The arguments of `pack`.
@@ -376,6 +381,11 @@ pub struct PackCommand {
     /// The store of a remote output.
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Records of any protobuf message, by a schema given here (instead of
+    /// --payload): each line is read as protobuf's JSON mapping and written
+    /// as its deterministic serialization.
+    #[command(flatten)]
+    pub schema: SchemaArgs,
 }
 
 /// The arguments of `import`.

@@ -27,5 +27,6 @@ mod many_files;
 mod mixed_shards;
 mod payload_notes;
 mod realworld_absent;
+mod schema_encode;
 mod schema_json;
 mod threaded_verify;
