@@ -74,7 +74,11 @@ impl Schema {
         value: &JsonValue,
         out: &mut Vec<u8>,
     ) -> Result<(), JsonError> {
-        Encoder { plan: self.plan() }.message(0, value, &At::Root, out)
+        Encoder {
+            plan: self.plan(),
+            sort_maps: true,
+        }
+        .message(0, value, &At::Root, out)
     }
 }
 
@@ -105,14 +109,9 @@ impl fmt::Display for At<'_> {
 
 /// An error of meaning at `at`.
 pub(super) fn fail(at: &At<'_>, message: impl Into<String>) -> JsonError {
-    let path = at.to_string();
     JsonError {
         offset: None,
-        path: if path.is_empty() {
-            "(the message)".to_owned()
-        } else {
-            path
-        },
+        path: at.to_string(),
         message: message.into(),
     }
 }
@@ -190,6 +189,11 @@ enum SortKey {
 
 pub(super) struct Encoder<'p> {
     pub(super) plan: &'p Plan,
+    /// Map entries ascending by key (the deterministic serialization); off
+    /// inside an `Any`'s `value`, which protobuf's reader serializes
+    /// without `deterministic`: entries in the order of the JSON (pure
+    /// Python's order; upb's is its hash table's).
+    pub(super) sort_maps: bool,
 }
 
 impl Encoder<'_> {
@@ -437,10 +441,11 @@ impl Encoder<'_> {
             }
             entries.push((sort, body));
         }
-        entries.sort_by(|a, b| a.0.cmp(&b.0));
-        for pair in entries.windows(2) {
-            if pair[0].0 == pair[1].0 {
-                let key = match &pair[1].0 {
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        order.sort_by(|&a, &b| entries[a].0.cmp(&entries[b].0));
+        for pair in order.windows(2) {
+            if entries[pair[0]].0 == entries[pair[1]].0 {
+                let key = match &entries[pair[1]].0 {
                     SortKey::Bool(b) => b.to_string(),
                     SortKey::Int(n) => n.to_string(),
                     SortKey::Bytes(b) => String::from_utf8_lossy(b).into_owned(),
@@ -448,9 +453,12 @@ impl Encoder<'_> {
                 return Err(fail(at, format!("map key {key:?} given twice")));
             }
         }
-        for (_, body) in &entries {
+        if !self.sort_maps {
+            order.sort_unstable();
+        }
+        for i in order {
             tag(f.number, 2, out);
-            write_len(body, out);
+            write_len(&entries[i].1, out);
         }
         Ok(())
     }
@@ -639,15 +647,16 @@ fn integer(
             }
         },
         JsonValue::String(s) => {
+            // Digits, or a number that is integral (`"1.0"`, `"1e2"`), as
+            // protobuf's reader takes them; no white space.
             let t = std::str::from_utf8(s).unwrap_or("");
-            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            let numeric = !t.is_empty()
+                && t.bytes()
+                    .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+            if !numeric {
                 return Err(fail(at, format!("{} is not an integer", quoted(s))));
             }
-            match t.parse::<i128>() {
-                Ok(n) => n,
-                Err(_) => return Err(fail(at, format!("{t} is out of range for {what}"))),
-            }
+            return integer(&JsonValue::Number(t.to_owned()), min, max, what, at);
         }
         _ => return Err(fail(at, format!("expected an integer, not {}", type_of(v)))),
     };
@@ -680,6 +689,8 @@ pub(super) fn double(v: &JsonValue, at: &At<'_>) -> Result<f64, JsonError> {
                 "Infinity" => Ok(f64::INFINITY),
                 "-Infinity" => Ok(f64::NEG_INFINITY),
                 "nan" => Err(fail(at, "\"nan\" is written \"NaN\"")),
+                // As Python's float(): white space around, and a value
+                // too large is infinite.
                 t => t
                     .trim()
                     .parse::<f64>()
@@ -697,7 +708,9 @@ pub(super) fn double(v: &JsonValue, at: &At<'_>) -> Result<f64, JsonError> {
 fn float(v: &JsonValue, at: &At<'_>) -> Result<f32, JsonError> {
     let d = double(v, at)?;
     let f = d as f32;
-    if d.is_finite() && f.is_infinite() {
+    // A number beyond the float range is refused; a string (`"1e39"`) is
+    // infinite, as protobuf's reader makes it.
+    if d.is_finite() && f.is_infinite() && matches!(v, JsonValue::Number(_)) {
         return Err(fail(at, format!("{d} is out of range for a float")));
     }
     Ok(if f.is_nan() { f32::NAN } else { f })

@@ -78,7 +78,18 @@ impl Encoder<'_> {
                 // default.
                 let (number, wire) = match v {
                     JsonValue::Null => (1, Wire::Varint(0)),
-                    JsonValue::Number(_) => (2, Wire::Fixed64(double(v, at)?.to_bits())),
+                    // Beyond a double: infinite, as protobuf's reader
+                    // (Python's float) makes it.
+                    JsonValue::Number(t) => {
+                        let x = match double(v, at) {
+                            Ok(x) => x,
+                            Err(_) if t.parse::<f64>().is_ok_and(f64::is_infinite) => {
+                                t.parse::<f64>().unwrap_or(f64::INFINITY)
+                            }
+                            Err(e) => return Err(e),
+                        };
+                        (2, Wire::Fixed64(x.to_bits()))
+                    }
                     JsonValue::String(_) => (3, self.scalar(field(3)?.kind, v, at)?),
                     JsonValue::Bool(b) => (4, Wire::Varint(u64::from(*b))),
                     JsonValue::Object(_) | JsonValue::Array(_) => {
@@ -164,6 +175,10 @@ impl Encoder<'_> {
             ));
         };
         let mut value = Vec::new();
+        let this = Encoder {
+            plan: self.plan,
+            sort_maps: false,
+        };
         if self.plan.messages[inner].well_known.is_some() {
             for (k, _) in members {
                 if k != b"@type" && k != b"value" {
@@ -179,9 +194,9 @@ impl Encoder<'_> {
             let Some((_, json)) = members.iter().find(|(k, _)| k == b"value") else {
                 return Err(fail(at, "an Any holding a well-known type needs \"value\""));
             };
-            self.message(inner, json, &At::Field(at, b"value"), &mut value)?;
+            this.message(inner, json, &At::Field(at, b"value"), &mut value)?;
         } else {
-            self.members(inner, members, Some(b"@type"), at, &mut value)?;
+            this.members(inner, members, Some(b"@type"), at, &mut value)?;
         }
         let plan = &self.plan.messages[m];
         let (Some(t), Some(b)) = (plan.field(1), plan.field(2)) else {
@@ -278,7 +293,7 @@ fn timestamp(text: &str) -> Result<(i64, i32), String> {
 fn duration(text: &str) -> Result<(i64, i32), String> {
     let body = text.strip_suffix('s').ok_or("a Duration ends in 's'")?;
     let negative = body.starts_with('-');
-    let unsigned = body.strip_prefix('-').unwrap_or(body);
+    let unsigned = body.strip_prefix(['-', '+']).unwrap_or(body);
     let (whole, frac) = match unsigned.split_once('.') {
         Some((w, f)) => (w, f),
         None => (unsigned, ""),
@@ -286,7 +301,6 @@ fn duration(text: &str) -> Result<(i64, i32), String> {
     if whole.is_empty()
         || !whole.bytes().all(|b| b.is_ascii_digit())
         || !frac.bytes().all(|b| b.is_ascii_digit())
-        || (unsigned.contains('.') && frac.is_empty())
     {
         return Err("not [-]SECONDS[.FRACTION]s".into());
     }
@@ -308,14 +322,15 @@ fn duration(text: &str) -> Result<(i64, i32), String> {
 }
 
 /// The nanoseconds of the digits after a point: exact for up to 9 digits,
-/// rounded beyond (as protobuf's `round(float('0.' + digits) * 1e9)`).
+/// rounded beyond (as protobuf's `round(float('0.' + digits) * 1e9)`, ties
+/// to even); none is 0.
 fn fraction(digits: &str) -> i32 {
     if digits.len() <= 9 {
         let n: i32 = digits.parse().unwrap_or(0);
         n * 10i32.pow(9 - digits.len() as u32)
     } else {
         let f: f64 = format!("0.{digits}").parse().unwrap_or(0.0);
-        (f * 1e9).round() as i32
+        (f * 1e9).round_ties_even() as i32
     }
 }
 
@@ -365,7 +380,8 @@ mod tests {
             duration("315576000000.999999999s"),
             Ok((315_576_000_000, 999_999_999))
         );
-        for bad in ["1.5", "s", "1.s", "+1s", "315576000001s", "1e3s"] {
+        assert_eq!(duration("+1.s"), Ok((1, 0)));
+        for bad in ["1.5", "s", ".5s", "315576000001s", "1e3s"] {
             assert!(duration(bad).is_err(), "{bad}");
         }
     }
