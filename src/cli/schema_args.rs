@@ -1,5 +1,6 @@
 //! The options that give a schema at run time (`--message`, `--proto`,
-//! `-I`, `--descriptor-set`), which the commands that print records take.
+//! `-I`, `--descriptor-set`), which the commands that print records take,
+//! and `encode` and `pack`, which write them.
 
 use std::path::PathBuf;
 
@@ -10,8 +11,8 @@ use clap::Args;
 /// descriptor set of `--descriptor-set`.
 #[derive(Debug, Clone, Default, Args)]
 pub struct SchemaArgs {
-    /// Read each record as this message (its full name, package.Message) of
-    /// the schema that --proto or --descriptor-set gives.
+    /// Each record is this message (its full name, package.Message) of the
+    /// schema that --proto or --descriptor-set gives.
     #[arg(long, value_name = "NAME")]
     pub message: Option<String>,
     /// A .proto file of the schema (repeatable); its imports are found
