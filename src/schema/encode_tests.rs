@@ -231,7 +231,8 @@ fn print_then_read_is_a_fixed_point_on_every_record() {
             }
         }
     }
-    assert_eq!(n, 3 * 130);
+    // Three option sets for each record (130 in the first three files).
+    assert!(n >= 3 * 130, "{n} checks");
 }
 
 /// Field names of `shapes` (top level and `Inner`), and of `wkt` (with

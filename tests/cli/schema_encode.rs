@@ -258,6 +258,18 @@ fn json_mistakes_name_the_field_and_the_line() {
         ]);
         assert_eq!(code, 1, "{json}: {err}");
     }
+    // --json-names and --print-defaults are for printing.
+    let (code, _, err) = run(&[
+        "encode",
+        "x.json",
+        "--json-names",
+        "--message",
+        "rwtest.Shapes",
+        "--descriptor-set",
+        "testdata/schema/shapes.pb",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("for printing"), "{err}");
     // --payload and a schema do not go together.
     let (code, _, err) = run(&[
         "pack",
