@@ -291,7 +291,7 @@ pub struct DumpCommand {
     pub read: ReadArgs,
     /// Records of any protobuf message, annotated by a schema given here.
     #[command(flatten)]
-    pub schema: SchemaArgs,
+    pub schema: SchemaSource,
 }
 
 /// The arguments of `verify`.
@@ -335,15 +335,20 @@ pub struct EncodeCommand {
     pub input: Option<PathBuf>,
     /// Where to write the bytes (`-` or nothing for stdout).
     pub output: Option<PathBuf>,
-    /// Payload type of the message.
-    #[arg(long, value_parser = named::<PayloadKind>(), default_value = "example")]
-    pub payload: PayloadKind,
+    /// Payload type of the message (default: example).
+    #[arg(long, value_parser = named::<PayloadKind>())]
+    pub payload: Option<PayloadKind>,
     /// Write map entries sorted by key instead of input order.
     #[arg(long)]
     pub sorted: bool,
     /// The store of a remote output.
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Any protobuf message, by a schema given here (instead of --payload):
+    /// the JSON is read as protobuf's JSON mapping and written as its
+    /// deterministic serialization.
+    #[command(flatten)]
+    pub schema: SchemaSource,
 }
 
 /// The arguments of `pack`.
@@ -381,6 +386,11 @@ pub struct PackCommand {
     /// The store of a remote output.
     #[command(flatten)]
     pub store: StoreArgs,
+    /// Records of any protobuf message, by a schema given here (instead of
+    /// --payload): each line is read as protobuf's JSON mapping and written
+    /// as its deterministic serialization.
+    #[command(flatten)]
+    pub schema: SchemaSource,
 }
 
 /// The arguments of `import`.
@@ -576,7 +586,7 @@ pub struct InspectCommand {
     /// Records of any protobuf message: the report is per field path (in
     /// how many records each is set, how many values it holds).
     #[command(flatten)]
-    pub schema: SchemaArgs,
+    pub schema: SchemaSource,
 }
 
 /// The arguments of `export`.

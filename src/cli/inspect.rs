@@ -182,7 +182,7 @@ fn walk_payloads(
 /// else a report of the one file, a summary of several, or with
 /// `--per-file` a report for each.
 pub(super) fn run(c: &InspectCommand, stdout: &mut dyn Write, stderr: &mut dyn Write) -> CmdResult {
-    if let Some((schema, _)) = c.schema.load(false)? {
+    if let Some(schema) = c.schema.load()? {
         if c.spec {
             return Err(Failure::Usage(
                 "--spec infers a tf.Example spec; with --message the report is per field path"

@@ -142,7 +142,7 @@ fn dispatch(command: Command, stdout: &mut dyn Write, stderr: &mut dyn Write) ->
         Command::Cat(c) => cat::cat(&c.files, &c.read, &c.options, stdout, stderr),
         Command::Decode(c) => decode::decode(c.file.as_deref(), c.payload, c.strict, stdout),
         Command::Dump(c) => {
-            let schema = c.schema.load(false)?.map(|(schema, _)| schema);
+            let schema = c.schema.load()?;
             each_file(&c.files, |file| {
                 dump::dump(file, c.record, &c.read, schema.as_ref(), stdout, stderr)
             })

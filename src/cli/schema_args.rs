@@ -1,5 +1,6 @@
 //! The options that give a schema at run time (`--message`, `--proto`,
-//! `-I`, `--descriptor-set`), which the commands that print records take.
+//! `-I`, `--descriptor-set`), which the commands that print records take,
+//! and `encode` and `pack`, which write them.
 
 use std::path::PathBuf;
 

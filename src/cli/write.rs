@@ -127,16 +127,24 @@ pub(super) fn encode(
     stderr: &mut dyn Write,
 ) -> CmdResult {
     let (input, output) = (c.input.as_deref(), c.output.as_deref());
-    let (payload, sorted) = (c.payload, c.sorted);
+    let (payload, sorted) = (c.payload.unwrap_or(PayloadKind::Example), c.sorted);
+    let schema = message_schema(&c.schema, c.payload.is_some())?;
     let (text, name) = read_input(input)?;
-    let mut m = message_from_json(payload, &text)
-        .map_err(|e| input_error(stderr, "invalid_json", &name, None, &e.to_string()))?;
-    if sorted {
-        m.sort_maps();
+    let mut bytes = Vec::new();
+    if let Some(schema) = &schema {
+        schema
+            .encode_json_text(&text, &mut bytes)
+            .map_err(|e| input_error(stderr, "invalid_json", &name, None, &e.to_string()))?;
+    } else {
+        let mut m = message_from_json(payload, &text)
+            .map_err(|e| input_error(stderr, "invalid_json", &name, None, &e.to_string()))?;
+        if sorted {
+            m.sort_maps();
+        }
+        bytes.reserve(m.encoded_len().unwrap_or(0));
+        m.encode_to(&mut bytes)
+            .map_err(|e| input_error(stderr, "encode_error", &name, None, &e.to_string()))?;
     }
-    let mut bytes = Vec::with_capacity(m.encoded_len().unwrap_or(0));
-    m.encode_to(&mut bytes)
-        .map_err(|e| input_error(stderr, "encode_error", &name, None, &e.to_string()))?;
     match output {
         None => stdout.write_all(&bytes)?,
         Some(p) if p == Path::new("-") => stdout.write_all(&bytes)?,
@@ -147,6 +155,20 @@ pub(super) fn encode(
         }
     }
     Ok(())
+}
+
+/// The schema of `--message` for `encode` and `pack`, or `None`; `payload`:
+/// `--payload` was given, which a schema replaces.
+fn message_schema(
+    args: &super::SchemaSource,
+    payload: bool,
+) -> Result<Option<crate::schema::Schema>, Failure> {
+    if args.message.is_some() && payload {
+        return Err(Failure::Usage(
+            "--payload names a tf.Example or OFRecord payload; with --message the records are that message".to_owned(),
+        ));
+    }
+    args.load()
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename.
@@ -171,7 +193,9 @@ pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Writ
         pad_to_page,
         gzip_blocks,
         store,
+        schema,
     } = c;
+    let schema = message_schema(&schema, payload.is_some())?;
     let (input, output) = (input.as_path(), output.as_path());
     let framing = output_framing(
         framing.and_then(Auto::get),
@@ -233,15 +257,21 @@ pub(super) fn pack(c: PackCommand, stdout: &mut dyn Write, stderr: &mut dyn Writ
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let mut m = message_from_json(payload, &line)
-            .map_err(|e| input_error(stderr, "invalid_json", &name, Some(n), &e.to_string()))?;
-        if sorted {
-            m.sort_maps();
-        }
         bytes.clear();
-        bytes.reserve(m.encoded_len().unwrap_or(0));
-        m.encode_to(&mut bytes)
-            .map_err(|e| input_error(stderr, "encode_error", &name, Some(n), &e.to_string()))?;
+        if let Some(schema) = &schema {
+            schema
+                .encode_json_text(&line, &mut bytes)
+                .map_err(|e| input_error(stderr, "invalid_json", &name, Some(n), &e.to_string()))?;
+        } else {
+            let mut m = message_from_json(payload, &line)
+                .map_err(|e| input_error(stderr, "invalid_json", &name, Some(n), &e.to_string()))?;
+            if sorted {
+                m.sort_maps();
+            }
+            bytes.reserve(m.encoded_len().unwrap_or(0));
+            m.encode_to(&mut bytes)
+                .map_err(|e| input_error(stderr, "encode_error", &name, Some(n), &e.to_string()))?;
+        }
         out.write(&bytes).map_err(|e| write_failure(output, e))?;
     }
     let (_, pads) = out.finish().map_err(|e| write_failure(output, e))?;

@@ -53,6 +53,8 @@ mod builtin;
 #[cfg(feature = "arrow")]
 #[cfg_attr(docsrs, doc(cfg(feature = "arrow")))]
 pub mod columns;
+mod encode;
+mod encode_wkt;
 mod field;
 mod json;
 pub(crate) mod plan;
@@ -221,5 +223,7 @@ fn compile_error(e: &protox::Error) -> String {
     }
 }
 
+#[cfg(test)]
+mod encode_tests;
 #[cfg(test)]
 mod tests;

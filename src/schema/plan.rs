@@ -73,6 +73,9 @@ pub(crate) struct FieldPlan {
     /// The value of a singular scalar field that is not set: proto2's
     /// `[default = …]`, else its type's zero (an enum's first value).
     pub(crate) default: FieldDefault,
+    /// A repeated scalar written as one packed run (proto3 by default,
+    /// proto2 `[packed = true]`, editions' `repeated_field_encoding`).
+    pub(crate) packed: bool,
 }
 
 /// A field's default value (for its views, [`super::FieldRef::get_or_default`]).
@@ -180,6 +183,9 @@ pub(crate) struct EnumPlan {
     /// The full name, `package.Enum`.
     pub(crate) name: String,
     pub(crate) values: Vec<(i32, String)>,
+    /// Every name (aliases too) with its number, sorted by name: what the
+    /// JSON reader looks names up in.
+    pub(crate) names: Vec<(String, i32)>,
     pub(crate) closed: bool,
 }
 
@@ -189,6 +195,14 @@ impl EnumPlan {
             .binary_search_by_key(&number, |(n, _)| *n)
             .ok()
             .map(|i| self.values[i].1.as_str())
+    }
+
+    /// The number of the value named `name`.
+    pub(crate) fn number(&self, name: &[u8]) -> Option<i32> {
+        self.names
+            .binary_search_by(|(n, _)| n.as_bytes().cmp(name))
+            .ok()
+            .map(|i| self.names[i].1)
     }
 }
 
@@ -274,6 +288,7 @@ impl Plan {
             presence: f.supports_presence(),
             oneof,
             default: FieldDefault::of(f),
+            packed: f.is_packed(),
         }
     }
 
@@ -282,7 +297,9 @@ impl Plan {
             return i;
         }
         let mut values: Vec<(i32, String)> = Vec::new();
+        let mut names: Vec<(String, i32)> = Vec::new();
         for v in e.values() {
+            names.push((v.name().to_owned(), v.number()));
             // The first name of a number (allow_alias): protobuf's printer
             // finds a value by number and takes the first.
             if !values.iter().any(|(n, _)| *n == v.number()) {
@@ -290,11 +307,13 @@ impl Plan {
             }
         }
         values.sort_by_key(|(n, _)| *n);
+        names.sort();
         self.enum_index
             .insert(e.full_name().to_owned(), self.enums.len());
         self.enums.push(EnumPlan {
             name: e.full_name().to_owned(),
             values,
+            names,
             closed: e.parent_file().syntax() == Syntax::Proto2,
         });
         self.enums.len() - 1

@@ -30,5 +30,6 @@ mod payload_notes;
 mod realworld_absent;
 #[cfg(feature = "export")]
 mod schema_columns;
+mod schema_encode;
 mod schema_json;
 mod threaded_verify;
