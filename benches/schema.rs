@@ -34,10 +34,15 @@ use prost::Message as _;
 use recordwire::io::{OpenOptions, RecordFile};
 use recordwire::schema::{JsonOptions, MessageRef, Schema, ValueRef};
 
+/// prost-build's modules, one per package, nested as the packages are.
 #[allow(clippy::all, missing_docs, dead_code)]
-mod waymo {
+mod open_dataset {
     include!(concat!(env!("OUT_DIR"), "/waymo.open_dataset.rs"));
+    pub mod keypoints {
+        include!(concat!(env!("OUT_DIR"), "/waymo.open_dataset.keypoints.rs"));
+    }
 }
+use open_dataset as waymo;
 
 const SCENARIO: &str = "waymo-research_waymo-open-dataset__src__waymo_open_dataset__utils__testdata__motion_data_one_scenario.tfrecord";
 

@@ -143,3 +143,38 @@ def pyarrow_module() -> Any:
     except ImportError as e:  # pragma: no cover - exercised without pyarrow
         raise ImportError("decode(to='arrow') needs pyarrow: pip install pyarrow") from e
     return pa
+
+
+def path_columns(batch: Any) -> Dict[str, Any]:
+    """The numpy form of columns by field path (``Dataset.decode(ids, paths)``
+    of a dataset with a ``message``), from their Arrow form: a column of
+    numbers (or bools) with no nulls is a numpy array ``[rows]``; a list of
+    such numbers with the same count in every row is a numpy array ``[rows,
+    n]``, else ``Ragged(values, row_splits)``; any other column (strings,
+    bytes, structs, maps, nested lists, nulls) stays the ``pyarrow`` array.
+    Numbers are handed over without a copy where Arrow's buffers allow."""
+    pa = pyarrow_module()
+    import pyarrow.types as pat
+
+    out: Dict[str, Any] = {}
+    for name, col in zip(batch.schema.names, batch.columns):
+        t = col.type
+        if (pat.is_integer(t) or pat.is_floating(t) or pat.is_boolean(t)) and col.null_count == 0:
+            out[name] = col.to_numpy(zero_copy_only=False)
+        elif (pat.is_large_list(t) or pat.is_list(t)) and col.null_count == 0:
+            inner = t.value_type
+            flat = col.flatten()
+            if (pat.is_integer(inner) or pat.is_floating(inner) or pat.is_boolean(inner)) and flat.null_count == 0:
+                offsets = col.offsets.to_numpy().astype(np.int64, copy=False) - int(col.offsets[0].as_py())
+                values = flat.to_numpy(zero_copy_only=False)
+                lengths = np.diff(offsets)
+                if len(lengths) and (lengths == lengths[0]).all():
+                    out[name] = values.reshape(len(lengths), int(lengths[0]))
+                else:
+                    out[name] = Ragged(values, offsets)
+            else:
+                out[name] = col
+        else:
+            out[name] = col
+    del pa
+    return out

@@ -203,6 +203,9 @@ class _Methods:
         def __getitem__(self, i: slice) -> List[Dict[str, Any]]: ...
         def __getitem__(self, i: Union[int, slice]) -> Any: ...
         def _decode(self, ids: Any, spec: Any, *, threads: int = 1, arrow: bool = False) -> Any: ...
+        def _decode_paths(self, ids: Any, paths: Any, *, enum_names: bool = False) -> Any: ...
+        @property
+        def message(self) -> Optional[Schema]: ...
         def _infer_spec(self, ids: Optional[Sequence[int]] = None) -> Tuple[Spec, List[str]]: ...
         def _infer_sample(self, max_records: int, max_bytes: int) -> Tuple[Spec, List[str], int, bool]: ...
         @property
@@ -248,9 +251,13 @@ class _Methods:
         return [Skipped(*s) for s in self._skipped]
 
     @overload
-    def decode(self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["numpy"] = ...) -> Dict[str, Any]: ...
+    def decode(
+        self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["numpy"] = ..., enum_names: bool = ...
+    ) -> Dict[str, Any]: ...
     @overload
-    def decode(self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["arrow"]) -> "pyarrow.RecordBatch": ...
+    def decode(
+        self, ids: Ids, spec: Any, *, threads: int = ..., to: Literal["arrow"], enum_names: bool = ...
+    ) -> "pyarrow.RecordBatch": ...
     def decode(
         self,
         ids: Ids,
@@ -258,6 +265,7 @@ class _Methods:
         *,
         threads: int = 1,
         to: Literal["numpy", "arrow"] = "numpy",
+        enum_names: bool = False,
     ) -> Any:
         """Decodes records ``ids`` (in that order) by ``spec`` on ``threads``
         threads with the GIL released.
@@ -289,10 +297,31 @@ class _Methods:
         ``large_list``, bytes as ``large_binary``, OFRecord raw features that
         may hold fewer values as a ``large_list`` of the values held; never
         null.
+
+        A dataset of any message (``Dataset(paths, message=...)``) decodes
+        by field paths instead: ``spec`` is a list of paths
+        (``["tracks.states.center_x", "scenario_id"]``, ``""`` for the whole
+        message; a single path as a str), one column each, one row per
+        record, and only the fields on the paths are read. ``to="arrow"``
+        types them as ``recordwire export --message`` does (docs/FORMAT.md
+        §14.1): repeated fields as ``large_list``, messages as structs, maps
+        as Arrow maps, enums as int32 (their names with ``enum_names=True``),
+        bytes and strings as ``large_binary``/``large_string``, a field with
+        presence that is absent as null. ``to="numpy"`` (which needs pyarrow
+        too) gives numbers as numpy arrays, lists of numbers as ``[rows, n]``
+        arrays where every row has ``n`` and as ``Ragged`` otherwise, and
+        other columns as their pyarrow arrays. ``threads`` is not used: the
+        records are decoded on one thread, with the GIL released.
         """
         if to not in ("numpy", "arrow"):
             raise ValueError(f"to: 'numpy' or 'arrow', not {to!r}")
         ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if self.message is not None or _is_paths(spec):
+            # A dataset of any message: columns by field path.
+            paths = _paths_of(spec)
+            pa = _columns.pyarrow_module()
+            batch = pa.record_batch(self._decode_paths(ids, paths, enum_names=enum_names))
+            return batch if to == "arrow" else _columns.path_columns(batch)
         if isinstance(spec, str) and spec == "auto":
             spec = self._auto(stacklevel=2)
         if to == "arrow":
@@ -601,6 +630,22 @@ def portable(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: portable(v) for k, v in value.items()}
     return value
+
+
+def _is_paths(spec: Any) -> bool:
+    """Whether ``spec`` is a list of field paths (not a feature spec)."""
+    return isinstance(spec, (list, tuple)) and all(isinstance(p, str) for p in spec)
+
+
+def _paths_of(spec: Any) -> List[str]:
+    if isinstance(spec, str) and not spec.lstrip().startswith("{") and spec != "auto":
+        return [spec]
+    if _is_paths(spec):
+        return list(spec)
+    raise TypeError(
+        "a dataset of a message decodes by field paths: a list of str (['a.b', 'c'], '' for the whole "
+        f"message), not {type(spec).__name__}"
+    )
 
 
 def _reopen(cls: Any, paths: Any, options: Dict[str, Any]) -> Any:

@@ -545,6 +545,34 @@ impl Dataset {
         })
     }
 
+    /// Records `ids` (in that order) by the `message` schema, one Arrow
+    /// column per field path of `paths` (`""`: the whole message), one row
+    /// per record, with the GIL released (`Dataset.decode(ids, paths)`).
+    #[pyo3(signature = (ids, paths, *, enum_names=false))]
+    fn _decode_paths(
+        &self,
+        py: Python<'_>,
+        ids: &Bound<'_, PyAny>,
+        paths: Vec<String>,
+        enum_names: bool,
+    ) -> PyResult<crate::arrow::ArrowBatch> {
+        guard(|| {
+            let Some(schema) = &self.schema else {
+                return Err(PyValueError::new_err(
+                    "decode by field paths reads records as a message: Dataset(paths, message=recordwire.Schema...)",
+                ));
+            };
+            let ids = self.ids(ids)?;
+            let batch = py
+                .detach(|| {
+                    let records = self.read_many(&ids)?;
+                    crate::schema_columns::decode_paths(schema, &paths, enum_names, &records)
+                })
+                .map_err(|e| to_py(&e))?;
+            Ok(crate::arrow::ArrowBatch::from_batch(batch))
+        })
+    }
+
     /// The message records are read as (`message=`), or None.
     #[getter]
     fn message(&self) -> Option<crate::message::Schema> {

@@ -54,25 +54,47 @@ pub fn schema_columns(
             let Some(records) = slots.into_iter().collect::<Option<Vec<OwnedRecord>>>() else {
                 return Ok(Err(PyIndexError::new_err("record out of range")));
             };
-            let batch = columns
-                .decode(records.iter().map(|r| (&r.data[..], r.data_offset)))
-                .map_err(|e| {
-                    // The record the error is in, by its offset.
-                    let at = e.offset().unwrap_or(0);
-                    match records.iter().find(|r| r.data_offset <= at && at <= r.end) {
-                        Some(r) => {
-                            let e = e.with_record(r.id);
-                            match &r.file {
-                                Some(f) => e.with_file(std::sync::Arc::clone(f)),
-                                None => e,
-                            }
-                        }
-                        None => e,
-                    }
-                })?;
+            let batch = decode(&columns, &records)?;
             Ok(Ok(batch))
         });
         let batch = decoded.map_err(|e| to_py(&e))??;
         Ok(ArrowBatch::from_batch(batch))
     })
+}
+
+/// `records` decoded by `columns`, an error placed in its record (file and
+/// id, found by its offset).
+pub fn decode(
+    columns: &Columns,
+    records: &[OwnedRecord],
+) -> Result<arrow_array::RecordBatch, recordwire::Error> {
+    columns
+        .decode(records.iter().map(|r| (&r.data[..], r.data_offset)))
+        .map_err(|e| {
+            let at = e.offset().unwrap_or(0);
+            match records.iter().find(|r| r.data_offset <= at && at <= r.end) {
+                Some(r) => {
+                    let e = e.with_record(r.id);
+                    match &r.file {
+                        Some(f) => e.with_file(std::sync::Arc::clone(f)),
+                        None => e,
+                    }
+                }
+                None => e,
+            }
+        })
+}
+
+/// Records by a dataset's `message` schema as columns by field path (the
+/// native side of `Dataset.decode(ids, paths)`).
+pub fn decode_paths(
+    schema: &Schema,
+    paths: &[String],
+    enum_names: bool,
+    records: &[OwnedRecord],
+) -> Result<arrow_array::RecordBatch, recordwire::Error> {
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let options = ColumnOptions::default().with_enum_names(enum_names);
+    let columns = Columns::new(schema, &paths, &options)?;
+    decode(&columns, records)
 }
