@@ -7,7 +7,11 @@
 //! - `parse`: the validating walk (`MessageRef::parse`: every tag, length,
 //!   nested message, packed run and UTF-8 string checked);
 //! - `walk`: `parse`, then every value of every field visited through the
-//!   views (the full decode to values, no copy);
+//!   views field by field (`FieldRef::values`, which applies the parser's
+//!   rules: each field is found by a walk of its message);
+//! - `walk_wire`: `parse`, then every value visited in one pass over each
+//!   message (`MessageRef::wire_values`): the full decode to values, no
+//!   copy;
 //! - `prost_reflect`: `DynamicMessage::decode` (prost-reflect's decode to
 //!   owned dynamic values);
 //! - `prost`: the code prost-build generates for the same `.proto`
@@ -57,7 +61,22 @@ fn waymo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/schema/waymo")
 }
 
-/// Every value under `m`: how many there are.
+/// Every value under `m` in one pass (`wire_values`): how many there are.
+fn walk_wire(m: &MessageRef<'_>) -> u64 {
+    let mut n = 0u64;
+    for v in m.wire_values() {
+        n += match v.expect("a valid record").1 {
+            ValueRef::Message(sub) => 1 + walk_wire(&sub),
+            other => {
+                black_box(other);
+                1
+            }
+        };
+    }
+    n
+}
+
+/// Every value under `m`, field by field: how many there are.
 fn walk(m: &MessageRef<'_>) -> u64 {
     let mut n = 0u64;
     for f in m.fields() {
@@ -93,6 +112,7 @@ fn waymo(c: &mut Criterion) {
         .get_message_by_name("waymo.open_dataset.Scenario")
         .expect("Scenario");
     let values = walk(&MessageRef::parse(&schema, &bytes, 0).expect("valid"));
+    let wire_values = walk_wire(&MessageRef::parse(&schema, &bytes, 0).expect("valid"));
     let json_len = {
         let mut out = Vec::new();
         schema
@@ -117,6 +137,12 @@ fn waymo(c: &mut Criterion) {
         b.iter(|| {
             let m = MessageRef::parse(&schema, black_box(&bytes), 0).expect("valid");
             assert_eq!(walk(&m), values);
+        })
+    });
+    g.bench_function("walk_wire", |b| {
+        b.iter(|| {
+            let m = MessageRef::parse(&schema, black_box(&bytes), 0).expect("valid");
+            assert_eq!(walk_wire(&m), wire_values);
         })
     });
     g.bench_function("prost_reflect", |b| {

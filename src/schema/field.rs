@@ -603,3 +603,77 @@ impl<'a> Iterator for Entries<'a> {
         }
     }
 }
+
+/// Every value of the known fields of a message in wire order, in one pass
+/// ([`MessageRef::wire_values`]).
+pub struct WireValues<'a> {
+    msg: MessageRef<'a>,
+    raw: RawFields<'a>,
+    /// A packed run being read: its field, kind, rest and offset.
+    run: Option<(u32, FieldKind, &'a [u8], u64)>,
+}
+
+impl<'a> WireValues<'a> {
+    pub(super) fn new(msg: MessageRef<'a>) -> WireValues<'a> {
+        WireValues {
+            raw: msg.raw_fields(),
+            msg,
+            run: None,
+        }
+    }
+}
+
+impl<'a> Iterator for WireValues<'a> {
+    /// The field number and the value.
+    type Item = Result<(u32, ValueRef<'a>), DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let plan = self.msg.plan;
+        loop {
+            if let Some((number, kind, rest, offset)) = self.run {
+                if rest.is_empty() {
+                    self.run = None;
+                    continue;
+                }
+                let (value, n) = match next_packed(kind, rest, offset) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.run = None;
+                        return Some(Err(e));
+                    }
+                };
+                self.run = Some((number, kind, &rest[n..], offset));
+                match scalar_of(plan, kind, value, offset) {
+                    Ok(Some(v)) => return Some(Ok((number, v))),
+                    Ok(None) => continue,
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            let field = match self.raw.next()? {
+                Ok(f) => f,
+                Err(e) => return Some(Err(e)),
+            };
+            let m = self.msg.plan();
+            let Some(i) = m.field(field.number) else {
+                continue;
+            };
+            let f = &m.fields[i];
+            let value = match (f.kind, field.value) {
+                (FieldKind::Message(sub), Value::Len(b))
+                | (FieldKind::Group(sub), Value::Group(b)) => Ok(Some(ValueRef::Message(
+                    self.msg.child(sub, Src::One(b, field.value_offset)),
+                ))),
+                (kind, Value::Len(run)) if f.repeated && kind.packable() => {
+                    self.run = Some((field.number, kind, run, field.value_offset));
+                    continue;
+                }
+                (kind, value) => scalar_of(plan, kind, value, field.value_offset),
+            };
+            match value {
+                Ok(Some(v)) => return Some(Ok((field.number, v))),
+                Ok(None) => continue,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}

@@ -71,7 +71,7 @@ pub use builtin::BUILTIN_MESSAGES;
 #[cfg(feature = "arrow")]
 pub use columns::{schema_columns, ColumnOptions, Columns};
 pub(crate) use field::{next_packed, scalar_of};
-pub use field::{Entries, FieldRef, FieldType, ValueRef, Values};
+pub use field::{Entries, FieldRef, FieldType, ValueRef, Values, WireValues};
 pub use json::JsonOptions;
 use plan::Plan;
 pub use view::{MessageRef, RawFields, UnknownFields};

@@ -158,12 +158,28 @@ pub(crate) struct MessagePlan {
     /// Sorted by field number.
     pub(crate) fields: Vec<FieldPlan>,
     pub(crate) oneofs: usize,
+    /// The index in `fields` of each field number below its length
+    /// ([`NO_FIELD`] where there is none): a field found by one load, where
+    /// the numbers are small (as they mostly are), instead of a search.
+    by_number: Vec<u16>,
 }
+
+/// No field of this number (in [`MessagePlan::by_number`]).
+const NO_FIELD: u16 = u16::MAX;
+
+/// The largest field number found through the direct table; above it, by
+/// binary search.
+const DIRECT_NUMBERS: u32 = 256;
 
 impl MessagePlan {
     /// The index of field `number` in `fields`.
+    #[inline]
     pub(crate) fn field(&self, number: u32) -> Option<usize> {
-        self.fields.binary_search_by_key(&number, |f| f.number).ok()
+        match self.by_number.get(number as usize) {
+            Some(&NO_FIELD) => None,
+            Some(&i) => Some(i as usize),
+            None => self.fields.binary_search_by_key(&number, |f| f.number).ok(),
+        }
     }
 
     /// The index of the field named `name` (its own name, or its JSON name).
@@ -244,12 +260,27 @@ impl Plan {
             well_known: WellKnown::of(m.full_name()),
             fields: Vec::new(),
             oneofs: 0,
+            by_number: Vec::new(),
         });
         let oneofs: Vec<String> = m.oneofs().map(|o| o.full_name().to_owned()).collect();
         let mut fields: Vec<FieldPlan> = m.fields().map(|f| self.field(&f, &oneofs)).collect();
         fields.sort_by_key(|f| f.number);
+        // (A type of 65535 fields or more is searched.)
+        let top = fields
+            .iter()
+            .map(|f| f.number)
+            .filter(|&n| n < DIRECT_NUMBERS && fields.len() < NO_FIELD as usize)
+            .max()
+            .map_or(0, |n| n as usize + 1);
+        let mut by_number = vec![NO_FIELD; top];
+        for (i, f) in fields.iter().enumerate() {
+            if let (Some(slot), Ok(i)) = (by_number.get_mut(f.number as usize), u16::try_from(i)) {
+                *slot = i;
+            }
+        }
         self.messages[index].fields = fields;
         self.messages[index].oneofs = oneofs.len();
+        self.messages[index].by_number = by_number;
         index
     }
 

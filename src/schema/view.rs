@@ -27,7 +27,7 @@
 
 use std::sync::Arc;
 
-use super::field::{unpack, FieldRef};
+use super::field::{unpack, FieldRef, WireValues};
 use super::plan::{FieldKind, MessagePlan, Plan};
 use super::Schema;
 use crate::wire::{DecodeError, DecodeReason, Field, FieldReader, Value, MAX_DEPTH};
@@ -353,6 +353,18 @@ impl<'a> MessageRef<'a> {
     /// Every field of the type, set or not, by field number.
     pub fn fields(&self) -> impl Iterator<Item = FieldRef<'a>> + '_ {
         (0..self.plan().fields.len()).map(|i| self.field_at(i))
+    }
+
+    /// Every value of the known fields in wire order, in one pass, each with
+    /// its field number: every occurrence of a singular field (of which the
+    /// parser keeps the last, and of a oneof the last member's; a message's
+    /// occurrences merge), every element of a repeated field's runs, each
+    /// map entry as a message. Fields of another wire type and a closed
+    /// enum's unknown values are passed over. The quickest way to visit
+    /// everything; [`field`](Self::field) and [`FieldRef::values`] apply
+    /// the rules.
+    pub fn wire_values(&self) -> WireValues<'a> {
+        WireValues::new(self.clone())
     }
 
     /// Every field on the wire, known or not, in wire order.

@@ -252,6 +252,10 @@ fn googles_rules_proto3() {
         .map(|f| f.expect("ok").number)
         .collect();
     assert_eq!(unknown, [14, 999]);
+    // In one pass, in wire order: every occurrence, runs expanded, the
+    // unknown and mismatched fields passed over.
+    let numbers: Vec<u32> = view.wire_values().map(|v| v.expect("ok").0).collect();
+    assert_eq!(numbers, [3, 3, 30, 30, 20, 20, 20, 20, 50, 51, 40]);
     // By number and JSON name too; types and names.
     let f = view.field_number(3).expect("field 3");
     assert_eq!((f.name(), f.field_type()), ("f_int32", FieldType::Int32));
@@ -392,6 +396,18 @@ fn errors_are_named() {
     assert_eq!(e.reason, DecodeReason::UnterminatedGroup(7));
 }
 
+/// Visits every value of a message in one pass, nested ones too.
+fn walk_wire(m: &MessageRef<'_>) -> u64 {
+    let mut n = 0u64;
+    for v in m.wire_values() {
+        n += match v.expect("valid").1 {
+            ValueRef::Message(sub) => 1 + walk_wire(&sub),
+            other => black_box(other).as_str().map_or(1, |_| 1),
+        };
+    }
+    n
+}
+
 /// Visits every value of a message, nested ones too.
 fn walk(m: &MessageRef<'_>) -> u64 {
     let mut n = 0u64;
@@ -417,7 +433,7 @@ fn walking_every_value_allocates_nothing() {
             for r in file.records() {
                 let r = r.expect("a record");
                 let view = MessageRef::parse(&schema, r.data, r.data_offset).expect("valid");
-                n += walk(&view);
+                n += walk(&view) + walk_wire(&view);
             }
             n
         });
