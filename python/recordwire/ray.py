@@ -32,7 +32,7 @@ from ray.data.datasource import Datasink, Datasource, ReadTask
 
 from recordwire._arrow_write import ipc_stream
 from recordwire._dataset import SAMPLE_RECORDS, Dataset, PathLike, PayloadWarning, StorageValue, as_spec
-from recordwire._native import ArrowWriter, Spec
+from recordwire._native import ArrowWriter, Schema, Spec
 
 __all__ = ["RecordDatasink", "RecordDatasource", "read_records", "write_records"]
 
@@ -89,42 +89,67 @@ class RecordDatasource(Datasource):
         storage_options: Optional[Mapping[str, StorageValue]] = None,
         rows_per_block: int = 4096,
         verify_crc: bool = True,
+        message: Optional[Schema] = None,
+        columns: Optional[Sequence[str]] = None,
     ) -> None:
         super().__init__()
+        if message is None and columns is not None:
+            raise ValueError("columns= are field paths of a message: give message= too (features= picks features)")
+        if message is not None and spec is not None:
+            raise ValueError("message= reads columns by field path (columns=), not by a spec")
         if rows_per_block < 1:
             raise ValueError(f"rows_per_block must be at least 1, not {rows_per_block}")
         # Opened once on the driver: globs listed, indexes read (and kept in
         # the index cache), record counts known before any read.
-        ds = Dataset(paths, payload=payload, verify_crc=verify_crc, storage_options=storage_options)
+        ds = Dataset(paths, payload=payload, verify_crc=verify_crc, storage_options=storage_options, message=message)
         self._files: List[str] = ds.files
         self._lengths: List[Tuple[int, int]] = ds._lengths
         self._options: Dict[str, Any] = dict(payload=payload, verify_crc=verify_crc)
         if storage_options:
             self._options["storage_options"] = dict(storage_options)
+        self._rows_per_block = rows_per_block
+        self._projection_map: Optional[Dict[str, str]] = None
+        # A message's records: columns by field path (the top-level fields
+        # unless columns= says), no spec.
+        self._paths: Optional[List[str]] = None
+        self._spec: Optional[Spec] = None
+        # The Arrow schema of a decode: what every block has.
+        self._schema: Any = None
+        if message is not None:
+            self._options["message"] = message
+            self._paths = list(columns) if columns is not None else list(message.field_names)
+            self._schema = ds.decode([], self._paths, to="arrow").schema
+            if features is not None:
+                self._check_features(features)
+                self._projection_map = {f: f for f in features}
+            return
         if spec is None:
             spec = ds._sampled(stacklevel=3)
         spec = as_spec(spec)
         if not isinstance(spec, Spec):
             spec = Spec(dict(spec)) if isinstance(spec, Mapping) else Spec.from_json(spec)
-        self._spec: Spec = spec
-        # The Arrow schema of a decode: what every block has.
-        self._schema: Any = ds.decode([], spec, to="arrow").schema
-        self._rows_per_block = rows_per_block
-        self._projection_map: Optional[Dict[str, str]] = None
+        self._spec = spec
+        self._schema = ds.decode([], spec, to="arrow").schema
         if features is not None:
             self._check_features(features)
             self._projection_map = {f: f for f in features}
 
     def _check_features(self, features: Iterable[str]) -> None:
-        known = set(self.spec.features) | set(self._schema.names)
+        known = set(self._schema.names) | (set(self._spec.features) if self._spec is not None else set())
         unknown = [f for f in features if f not in known]
         if unknown:
             raise ValueError(f"features {unknown} are not in the spec (it has {sorted(known)})")
 
     @property
-    def spec(self) -> Spec:
-        """The decode spec (given, or inferred from a sample of records)."""
+    def spec(self) -> Optional[Spec]:
+        """The decode spec (given, or inferred from a sample of records);
+        None for the records of a ``message``, read by field paths."""
         return self._spec
+
+    @property
+    def paths(self) -> Optional[List[str]]:
+        """The field paths read (``message=``), or None."""
+        return None if self._paths is None else list(self._paths)
 
     @property
     def files(self) -> List[str]:
@@ -138,17 +163,19 @@ class RecordDatasource(Datasource):
     def supports_projection_pushdown(self) -> bool:
         return True
 
-    def _read_spec(self) -> Tuple[Spec, Any]:
-        """The spec of the columns read (all, or the projection's) and their
-        Arrow schema."""
+    def _read_spec(self) -> Tuple[Union[Spec, List[str]], Any]:
+        """The spec (or, for a message, the field paths) of the columns read
+        (all, or the projection's) and their Arrow schema."""
         columns = self._get_data_columns()
         if columns is None:
-            return self.spec, self._schema
+            return (self._paths if self._spec is None else self._spec), self._schema  # type: ignore[return-value]
         self._check_features(columns)
         import pyarrow as pa
 
         kept = [self._schema.field(c) for c in self._schema.names if c in set(columns)]
-        return _select(self.spec, columns), pa.schema(kept)
+        if self._spec is None:
+            return [c for c in self._schema.names if c in set(columns)], pa.schema(kept)
+        return _select(self._spec, columns), pa.schema(kept)
 
     def estimate_inmemory_data_size(self) -> Optional[int]:
         return sum(size for _, size in self._lengths)
@@ -168,7 +195,7 @@ class RecordDatasource(Datasource):
         want = max(1, min(parallelism, total))
         per_task = data / want
         spec, schema = self._read_spec()
-        spec_json = spec.to_json()
+        spec_json = json.dumps(spec) if isinstance(spec, list) else spec.to_json()
         tasks: List[ReadTask] = []
         units: List[Tuple[str, int, int]] = []
         rows = size = 0
@@ -237,7 +264,9 @@ class _Read:
     def __call__(self) -> Iterator[Any]:
         import pyarrow as pa
 
-        spec = Spec.from_json(self.spec_json)
+        # A list: field paths of a message (options hold the message).
+        loaded = json.loads(self.spec_json)
+        spec: Any = loaded if isinstance(loaded, list) else Spec.from_json(self.spec_json)
         for path, start, stop in self.units:
             with warnings.catch_warnings():
                 # Warned once, where the driver opened the files.
@@ -258,6 +287,8 @@ def read_records(
     storage_options: Optional[Mapping[str, StorageValue]] = None,
     rows_per_block: int = 4096,
     verify_crc: bool = True,
+    message: Optional[Schema] = None,
+    columns: Optional[Sequence[str]] = None,
     override_num_blocks: Optional[int] = None,
     ray_remote_args: Optional[Dict[str, Any]] = None,
     concurrency: Optional[int] = None,
@@ -284,6 +315,13 @@ def read_records(
     such (a ``UserWarning``); ``recordwire.infer_spec(paths)`` reads every
     record. Files whose records may not be tf.Examples are warned once
     (``recordwire.PayloadWarning``).
+
+    Records of any protobuf message: ``message=recordwire.Schema...`` reads
+    each record as that message, one column per field path of ``columns``
+    (``["tracks.states.center_x", "scenario_id"]``; by default the
+    message's top-level fields), typed as ``Dataset.decode(ids, paths,
+    to="arrow")`` types them; ``spec`` does not apply, ``features`` (and
+    Ray's ``select_columns``) pick among the columns.
     """
     source = RecordDatasource(
         paths,
@@ -293,6 +331,8 @@ def read_records(
         storage_options=storage_options,
         rows_per_block=rows_per_block,
         verify_crc=verify_crc,
+        message=message,
+        columns=columns,
     )
     if override_num_blocks is None:
         override_num_blocks = default_tasks(

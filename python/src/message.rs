@@ -130,6 +130,12 @@ impl Schema {
         self.inner.message_name()
     }
 
+    /// The names of the root message's fields, in field-number order.
+    #[getter]
+    fn field_names(&self) -> Vec<String> {
+        self.inner.field_names().map(str::to_owned).collect()
+    }
+
     /// The schema's files as a binary `FileDescriptorSet`.
     fn descriptor_set<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.inner.descriptor_set())
