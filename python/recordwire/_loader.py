@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import os
 import sys
 from typing import Any, Callable, Deque, Dict, Iterator, List, Literal, Mapping, Optional, Tuple
 
@@ -23,6 +24,117 @@ from recordwire._dataset import Dataset, as_spec
 from recordwire._native import Loader as _NativeLoader
 
 __all__ = ["Loader", "LoadedBatch"]
+
+
+class _PathLoader:
+    """The loader's threads for a dataset of any message read by field paths
+    (``Loader(ds, columns=[...])``): the same interface as the native loader
+    (batches of an epoch's order, decoded ahead, resumable), with each
+    batch decoded by ``Dataset.decode(ids, paths)``'s native call (the GIL
+    released) on a pool of ``threads`` Python threads, ``prefetch`` batches
+    ahead."""
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        paths: List[str],
+        batch_size: int,
+        *,
+        drop_last: bool,
+        prefetch: int,
+        threads: int,
+        enum_names: bool,
+        **order: Any,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self._ds = dataset
+        self._paths = paths
+        self._batch = batch_size
+        self._drop_last = drop_last
+        self._ahead = max(1, prefetch)
+        self._threads = max(1, threads)
+        self._enum_names = enum_names
+        self._order = order
+        # Checked at once: a wrong path fails here, not in a thread.
+        dataset._decode_paths(np.zeros(0, dtype=np.int64), paths, enum_names=enum_names)
+        self._epoch, self._next = 0, 0
+        self._ids: Optional[np.ndarray] = None
+        self._pending: Deque[Tuple[int, "concurrent.futures.Future[Any]"]] = collections.deque()
+        self._pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        self._waited = 0.0
+
+    def _epoch_ids(self) -> np.ndarray:
+        if self._ids is None:
+            self._ids = np.asarray(self._ds.order(epoch=self._epoch, **self._order), dtype=np.int64)
+        return self._ids
+
+    def __len__(self) -> int:
+        n = len(self._epoch_ids())
+        return n // self._batch if self._drop_last else -(-n // self._batch)
+
+    def _batch_ids(self, index: int) -> np.ndarray:
+        return self._epoch_ids()[index * self._batch : (index + 1) * self._batch]
+
+    def _fill(self) -> None:
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self._threads, thread_name_prefix="recordwire-paths")
+        n = len(self)
+        start = self._pending[-1][0] + 1 if self._pending else self._next
+        for index in range(start, min(n, self._next + self._ahead)):
+            ids = self._batch_ids(index)
+            self._pending.append(
+                (index, self._pool.submit(self._ds._decode_paths, ids, self._paths, enum_names=self._enum_names))
+            )
+
+    def next_batch(self) -> Optional[Tuple[Any, ...]]:
+        if self._next >= len(self):
+            self.set_epoch(self._epoch + 1)
+            return None
+        self._fill()
+        index, future = self._pending.popleft()
+        ids = self._batch_ids(index)
+        import time
+
+        t = time.perf_counter()
+        try:
+            batch = future.result()
+        finally:
+            self._waited += time.perf_counter() - t
+            self._next = index + 1
+        return (self._epoch, index, ids, batch)
+
+    def _drop(self) -> None:
+        for _, f in self._pending:
+            f.cancel()
+        self._pending.clear()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def set_epoch(self, epoch: int) -> None:
+        self.resume(epoch, 0)
+
+    def resume(self, epoch: int, batch: int) -> None:
+        self._drop()
+        if epoch != self._epoch:
+            self._ids = None
+        self._epoch, self._next = int(epoch), int(batch)
+
+    def state(self) -> Tuple[int, int]:
+        return (self._epoch, self._next)
+
+    def close(self) -> None:
+        self._drop()
+
+    def waited(self) -> float:
+        return self._waited
+
+    def running_threads(self) -> int:
+        return self._threads if self._pool is not None else 0
+
+    def pool_stats(self) -> Dict[str, int]:
+        return {"made": 0, "reused": 0, "grown_bytes": 0, "dropped": 0, "free": 0}
 
 
 class LoadedBatch(Dict[str, Any]):
@@ -126,6 +238,12 @@ class Loader:
       kept ready ahead.
     - ``to``: ``"numpy"`` (``LoadedBatch`` dicts) or ``"arrow"``
       (``pyarrow.RecordBatch``).
+    - ``columns``: for a dataset of any message (``Dataset(...,
+      message=...)``), the field paths to read (default: the message's
+      top-level fields), decoded as ``Dataset.decode(ids, paths)`` decodes
+      them (``enum_names`` too) on ``threads`` Python threads that release
+      the GIL in the native decode, ``prefetch`` batches ahead; ``spec``
+      does not apply.
     - ``transform``: a callable applied to each batch on a pool of
       ``transform_threads`` Python threads, results kept in order. It
       gains from the threads when it releases the GIL (image decoding with
@@ -175,6 +293,8 @@ class Loader:
         transform: Optional[Callable[[Any], Any]] = None,
         transform_threads: int = 1,
         epoch: int = 0,
+        columns: Optional[List[str]] = None,
+        enum_names: bool = False,
         **open_args: Any,
     ) -> None:
         if to not in ("numpy", "arrow"):
@@ -182,6 +302,16 @@ class Loader:
         if transform_threads < 1:
             raise ValueError("transform_threads must be at least 1")
         self.dataset: Dataset = data if isinstance(data, Dataset) else Dataset(data, **open_args)
+        self.columns: Optional[List[str]] = None
+        if self.dataset.message is not None:
+            # Any message: columns by field path, the top-level fields by
+            # default (a spec does not apply).
+            if not (isinstance(spec, str) and spec == "auto"):
+                raise ValueError("a dataset of a message is read by columns=[field paths], not by a spec")
+            self.columns = list(columns) if columns is not None else list(self.dataset.message.field_names)
+            spec = None
+        elif columns is not None:
+            raise ValueError("columns= are field paths of a message: open the dataset with message=")
         if isinstance(spec, str) and spec == "auto":
             # A sample, not every record: the first batch waits for no full
             # pass, and a damaged record raises at its batch.
@@ -205,17 +335,30 @@ class Loader:
             window=int(window),
         )
         self.drop_last = bool(drop_last)
-        self._native = _NativeLoader(
-            self.dataset,
-            as_spec(spec),
-            self.batch_size,
-            drop_last=self.drop_last,
-            prefetch=int(prefetch),
-            threads=int(threads or 0),
-            readers=int(workers or 0),
-            arrow=(to == "arrow"),
-            **self._order,
-        )
+        self._native: Any
+        if self.columns is not None:
+            self._native = _PathLoader(
+                self.dataset,
+                self.columns,
+                self.batch_size,
+                drop_last=self.drop_last,
+                prefetch=int(prefetch),
+                threads=int(threads or min(8, os.cpu_count() or 1)),
+                enum_names=bool(enum_names),
+                **self._order,
+            )
+        else:
+            self._native = _NativeLoader(
+                self.dataset,
+                as_spec(spec),
+                self.batch_size,
+                drop_last=self.drop_last,
+                prefetch=int(prefetch),
+                threads=int(threads or 0),
+                readers=int(workers or 0),
+                arrow=(to == "arrow"),
+                **self._order,
+            )
         # The next batch handed to the caller (the native loader may be
         # ahead of it while transforms run).
         self._state: Tuple[int, int] = (int(epoch), 0)
@@ -282,6 +425,14 @@ class Loader:
 
     def _make(self, item: Tuple[Any, ...]) -> Any:
         """The batch of the native loader's tuple."""
+        if self.columns is not None:
+            pa = _columns.pyarrow_module()
+            batch = pa.record_batch(item[3])
+            if self.to == "arrow":
+                return batch
+            by_path = LoadedBatch(_columns.path_columns(batch))
+            by_path.epoch, by_path.index, by_path.ids = int(item[0]), int(item[1]), item[2]
+            return by_path
         if self.to == "arrow":
             pa = _columns.pyarrow_module()
             return pa.record_batch(item[3])

@@ -324,3 +324,36 @@ def test_waymo_scenario_paths_equal_upb_projection(tmp_path: Path) -> None:
         json.loads(ds.json(0)),
         json_format.MessageToDict(msg, preserving_proto_field_name=True),
     )
+
+
+def test_loader_reads_columns_by_field_path() -> None:
+    pytest.importorskip("pyarrow", reason="decode by paths gives Arrow columns")
+    schema = recordwire.Schema.from_descriptor_set(SCHEMA / "shapes.pb", "rwtest.Shapes")
+    ds = recordwire.Dataset(SCHEMA / "shapes.tfrecord", message=schema)
+    want = ds.decode(list(range(len(ds))), ["f_int64", "r_int32"], to="arrow")
+    loader = recordwire.Loader(ds, batch_size=7, columns=["f_int64", "r_int32"], seed=5, threads=2)
+    assert len(loader) == -(-len(ds) // 7)
+    seen: Dict[int, Any] = {}
+    batches = list(loader)
+    assert len(batches) == len(loader)
+    for b in batches:
+        assert isinstance(b["f_int64"], np.ndarray)
+        for row, i in enumerate(b.ids.tolist()):
+            seen[i] = b["f_int64"][row]
+    assert sorted(seen) == list(range(len(ds)))
+    assert all(seen[i] == want.column(0)[i].as_py() for i in seen)
+    # The next epoch is shuffled anew; a state resumes at its batch.
+    first = [b.ids.tolist() for b in loader]
+    assert sorted(sum(first, [])) == list(range(len(ds)))
+    again = recordwire.Loader(ds, batch_size=7, columns=["f_int64"], seed=5, to="arrow")
+    it = iter(again)
+    next(it)
+    state = again.state_dict()
+    second = next(it)
+    resumed = recordwire.Loader(ds, batch_size=7, columns=["f_int64"], seed=5, to="arrow")
+    resumed.load_state_dict(state)
+    assert next(iter(resumed)).equals(second)
+    with pytest.raises(ValueError, match="message"):
+        recordwire.Loader(recordwire.Dataset(SCHEMA / "shapes.tfrecord", payload="raw"), columns=["f_int64"])
+    with pytest.raises(recordwire.Error, match="nope"):
+        recordwire.Loader(ds, columns=["nope"])
