@@ -20,6 +20,14 @@
 //! - `prost_reflect_json`: `DynamicMessage::decode` then serde_json through
 //!   prost-reflect's `Serialize` (proto field names).
 //!
+//! - `column_center_x`: one nested column (`tracks.states.center_x`) to
+//!   Arrow (`schema::Columns`: only the fields on the path are read).
+//!
+//! Group `events`: the 361 records of a real TensorBoard event file (Lingvo's
+//! `events.out.tfevents.test`, small Events) as JSON, by the built-in
+//! `tensorflow.Event` schema (`json`) and by prost-reflect's decode and
+//! serde (`prost_reflect_json`).
+//!
 //! The Python peers (upb's `FromString`, `MessageToJson`, parse and project
 //! one column) are timed by `benches/schema_upb.py` on the same record.
 //!
@@ -179,8 +187,74 @@ fn waymo(c: &mut Criterion) {
             assert!(out.len() > json_len / 2);
         })
     });
+    let columns = recordwire::schema::Columns::new(
+        &schema,
+        &["tracks.states.center_x"],
+        &recordwire::schema::ColumnOptions::default(),
+    )
+    .expect("the path");
+    let rows = columns
+        .decode([(bytes.as_slice(), 0u64)])
+        .expect("decodable")
+        .num_rows();
+    g.bench_function("column_center_x", |b| {
+        b.iter(|| {
+            let batch = columns
+                .decode([(black_box(bytes.as_slice()), 0u64)])
+                .expect("decodable");
+            assert_eq!(batch.num_rows(), rows);
+        })
+    });
     g.finish();
 }
 
-criterion_group!(benches, waymo);
+const EVENTS: &str = "tensorflow_lingvo__lingvo__core__ops__testdata__events.out.tfevents.test";
+
+fn events(c: &mut Criterion) {
+    let path = realworld().join(EVENTS);
+    let file = RecordFile::open(&path, &OpenOptions::default())
+        .unwrap_or_else(|e| panic!("the schema bench reads {} : {e}", path.display()));
+    let records: Vec<Vec<u8>> = file
+        .records()
+        .map(|r| r.expect("readable").data.to_vec())
+        .collect();
+    let total: usize = records.iter().map(Vec::len).sum();
+    let schema = Schema::builtin("tensorflow.Event").expect("built in");
+    let desc = schema
+        .pool()
+        .get_message_by_name("tensorflow.Event")
+        .expect("Event");
+    let mut g = c.benchmark_group("events");
+    g.throughput(Throughput::Bytes(total as u64));
+    let mut out = Vec::with_capacity(total * 4);
+    g.bench_function("json", |b| {
+        b.iter(|| {
+            out.clear();
+            for r in &records {
+                schema
+                    .write_json(&mut out, black_box(r), 0, &JsonOptions::default())
+                    .expect("printable");
+                out.push(b'\n');
+            }
+            assert!(out.len() > total);
+        })
+    });
+    let options = prost_reflect::SerializeOptions::new().use_proto_field_name(true);
+    g.bench_function("prost_reflect_json", |b| {
+        b.iter(|| {
+            out.clear();
+            for r in &records {
+                let m = prost_reflect::DynamicMessage::decode(desc.clone(), black_box(r.as_slice()))
+                    .expect("valid");
+                let mut s = serde_json::Serializer::new(&mut out);
+                m.serialize_with_options(&mut s, &options).expect("serializable");
+                out.push(b'\n');
+            }
+            assert!(out.len() > total);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, waymo, events);
 criterion_main!(benches);

@@ -89,6 +89,17 @@ impl Schema {
         })
     }
 
+    /// A built-in schema, by its message's full name (`tensorflow.Event`,
+    /// `tensorflow.serving.ExampleListWithContext`, `tensorflow.Example`,
+    /// ...): TensorFlow's own `.proto` files, transcribed in the crate.
+    #[staticmethod]
+    fn builtin(message: &str) -> PyResult<Schema> {
+        guard(|| {
+            let inner = recordwire::schema::Schema::builtin(message).map_err(|e| to_py(&e))?;
+            Ok(Schema { inner })
+        })
+    }
+
     /// The schema of a generated message class, its `DESCRIPTOR`, or a
     /// `DescriptorPool` with `message` naming the type: the descriptors of
     /// its file and every file that file imports, as protobuf's Python

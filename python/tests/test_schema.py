@@ -357,3 +357,31 @@ def test_loader_reads_columns_by_field_path() -> None:
         recordwire.Loader(recordwire.Dataset(SCHEMA / "shapes.tfrecord", payload="raw"), columns=["f_int64"])
     with pytest.raises(recordwire.Error, match="nope"):
         recordwire.Loader(ds, columns=["nope"])
+
+
+def test_builtin_event_schema_reads_a_real_event_file() -> None:
+    from conftest import realworld_dir
+    from test_arrow import recordwire_bin
+
+    f = realworld_dir() / "tensorflow_lingvo__lingvo__core__ops__testdata__events.out.tfevents.test"
+    if not f.exists():
+        from conftest import real_files
+
+        assert real_files() is None, f"{f} is missing from the real files"
+        return
+    import subprocess
+
+    schema = recordwire.Schema.builtin("tensorflow.Event")
+    assert schema.message_name == "tensorflow.Event"
+    ds = recordwire.Dataset(f, message=schema)
+    # The CLI's lines (checked against MessageToDict by test_builtin_schemas).
+    lines = subprocess.run(
+        [str(recordwire_bin()), "cat", "--message", "tensorflow.Event", str(f)],
+        check=True, capture_output=True, text=True,
+    ).stdout.split("\n")[:-1]
+    assert len(ds) == len(lines) == 361
+    assert [ds.json(i) for i in range(len(ds))] == lines
+    steps = [ds[i].get("step", 0) for i in range(len(ds))]
+    assert all(type(s) is int for s in steps) and max(steps) > 0
+    with pytest.raises(recordwire.Error, match="tensorflow.Event"):
+        recordwire.Schema.builtin("tensorflow.NoSuchThing")
