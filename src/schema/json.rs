@@ -549,6 +549,7 @@ impl Printer<'_> {
     ) -> Result<(), DecodeError> {
         use std::io::Write as _;
         match (kind, v) {
+            (FieldKind::Enum(e), _) if self.plan.enums[e].null => out.extend_from_slice(b"null"),
             (FieldKind::Enum(e), Scalar::I32(n)) => match self.plan.enums[e].name(n) {
                 Some(name) => write_json_string(out, name.as_bytes()),
                 None => {
@@ -596,9 +597,12 @@ impl Printer<'_> {
             FieldKind::Float | FieldKind::Double => out.extend_from_slice(b"0.0"),
             FieldKind::Bool => out.extend_from_slice(b"false"),
             FieldKind::String { .. } | FieldKind::Bytes => out.extend_from_slice(b"\"\""),
-            FieldKind::Enum(e) => match self.plan.enums[e].values.first() {
-                Some((0, name)) => write_json_string(out, name.as_bytes()),
-                _ => out.push(b'0'),
+            FieldKind::Enum(e) if self.plan.enums[e].null => out.extend_from_slice(b"null"),
+            // A proto3 enum's default is 0, by its (first) name; values are
+            // sorted by number, so not necessarily the first (`NEG = -1`).
+            FieldKind::Enum(e) => match self.plan.enums[e].name(0) {
+                Some(name) => write_json_string(out, name.as_bytes()),
+                None => out.push(b'0'),
             },
             FieldKind::Message(_) | FieldKind::Group(_) => out.extend_from_slice(b"{}"),
             _ => out.push(b'0'),

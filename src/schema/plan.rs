@@ -127,6 +127,9 @@ impl MessagePlan {
 pub(crate) struct EnumPlan {
     pub(crate) values: Vec<(i32, String)>,
     pub(crate) closed: bool,
+    /// `google.protobuf.NullValue`: every value prints as JSON `null`
+    /// (json_format's `_FieldToJsonObject`).
+    pub(crate) null: bool,
 }
 
 impl EnumPlan {
@@ -178,15 +181,51 @@ impl Plan {
         });
         let oneofs: Vec<String> = m.oneofs().map(|o| o.full_name().to_owned()).collect();
         let mut fields: Vec<FieldPlan> = m.fields().map(|f| self.field(&f, &oneofs)).collect();
+        // The extensions of the pool that extend it, keyed `[full.name]` in
+        // either name style (json_format's `'[%s]' % field.full_name`).
+        for e in m.extensions() {
+            let kind = self.kind(e.kind(), e.is_group(), e.parent_file().syntax());
+            let name = format!("[{}]", e.full_name());
+            fields.push(FieldPlan {
+                number: e.number(),
+                json_name: name.clone(),
+                name,
+                kind,
+                repeated: e.cardinality() == Cardinality::Repeated,
+                map: false,
+                presence: e.supports_presence(),
+                oneof: None,
+            });
+        }
         fields.sort_by_key(|f| f.number);
+        // A field and an extension of one number (a broken pool): the field.
+        fields.dedup_by_key(|f| f.number);
         self.messages[index].fields = fields;
         self.messages[index].oneofs = oneofs.len();
         index
     }
 
     fn field(&mut self, f: &FieldDescriptor, oneofs: &[String]) -> FieldPlan {
-        let proto3 = f.parent_file().syntax() == Syntax::Proto3;
-        let kind = match f.kind() {
+        let kind = self.kind(f.kind(), f.is_group(), f.parent_file().syntax());
+        let oneof = f
+            .containing_oneof()
+            .and_then(|o| oneofs.iter().position(|n| n == o.full_name()));
+        FieldPlan {
+            number: f.number(),
+            name: f.name().to_owned(),
+            json_name: f.json_name().to_owned(),
+            kind,
+            repeated: f.cardinality() == Cardinality::Repeated,
+            map: f.is_map(),
+            presence: f.supports_presence(),
+            oneof,
+        }
+    }
+
+    /// A field's kind; `syntax`: its file's (a proto3 `string` must be UTF-8).
+    fn kind(&mut self, kind: Kind, group: bool, syntax: Syntax) -> FieldKind {
+        let proto3 = syntax == Syntax::Proto3;
+        match kind {
             Kind::Double => FieldKind::Double,
             Kind::Float => FieldKind::Float,
             Kind::Int32 => FieldKind::Int32,
@@ -203,21 +242,8 @@ impl Plan {
             Kind::String => FieldKind::String { utf8: proto3 },
             Kind::Bytes => FieldKind::Bytes,
             Kind::Enum(e) => FieldKind::Enum(self.enumeration(&e)),
-            Kind::Message(m) if f.is_group() => FieldKind::Group(self.message(&m)),
+            Kind::Message(m) if group => FieldKind::Group(self.message(&m)),
             Kind::Message(m) => FieldKind::Message(self.message(&m)),
-        };
-        let oneof = f
-            .containing_oneof()
-            .and_then(|o| oneofs.iter().position(|n| n == o.full_name()));
-        FieldPlan {
-            number: f.number(),
-            name: f.name().to_owned(),
-            json_name: f.json_name().to_owned(),
-            kind,
-            repeated: f.cardinality() == Cardinality::Repeated,
-            map: f.is_map(),
-            presence: f.supports_presence(),
-            oneof,
         }
     }
 
@@ -225,20 +251,26 @@ impl Plan {
         if let Some(&i) = self.enum_index.get(e.full_name()) {
             return i;
         }
-        let mut values: Vec<(i32, String)> = Vec::new();
-        for v in e.values() {
-            // The first name of a number (allow_alias): protobuf's printer
-            // finds a value by number and takes the first.
-            if !values.iter().any(|(n, _)| *n == v.number()) {
-                values.push((v.number(), v.name().to_owned()));
-            }
-        }
-        values.sort_by_key(|(n, _)| *n);
+        // The first name of a number in the order of the .proto file
+        // (allow_alias): protobuf's printer finds a value by number and takes
+        // the first declared (`values_by_number` is built from the values
+        // reversed). prost-reflect does not iterate in that order.
+        let mut all: Vec<(i32, usize, String)> = e
+            .enum_descriptor_proto()
+            .value
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.number(), i, v.name().to_owned()))
+            .collect();
+        all.sort_by_key(|(n, i, _)| (*n, *i));
+        all.dedup_by_key(|(n, _, _)| *n);
+        let values: Vec<(i32, String)> = all.into_iter().map(|(n, _, name)| (n, name)).collect();
         self.enum_index
             .insert(e.full_name().to_owned(), self.enums.len());
         self.enums.push(EnumPlan {
             values,
             closed: e.parent_file().syntax() == Syntax::Proto2,
+            null: e.full_name() == "google.protobuf.NullValue",
         });
         self.enums.len() - 1
     }
