@@ -155,6 +155,16 @@ pub(super) fn scalar(kind: FieldKind, value: Value<'_>) -> Scalar<'_> {
     }
 }
 
+/// A proto3 `string` value that is not UTF-8 is an error (`InvalidUtf8`).
+pub(super) fn check_utf8(kind: FieldKind, value: Value<'_>, at: u64) -> Result<(), DecodeError> {
+    match (kind, value) {
+        (FieldKind::String { utf8: true }, Value::Len(b)) if std::str::from_utf8(b).is_err() => {
+            Err(DecodeError::new(at, DecodeReason::InvalidUtf8))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The elements of a packed run of kind `kind`, each as the wire value it
 /// would have alone.
 fn unpack<'a>(
@@ -257,6 +267,9 @@ impl Printer<'_> {
                 if wire != f.kind.wire_type() && !packed {
                     continue;
                 }
+                // Every occurrence of a proto3 string, the overridden ones
+                // too: Google's parsers refuse the message for any of them.
+                check_utf8(f.kind, field.value, field.value_offset)?;
                 seq += 1;
                 found[i].push(Occurrence {
                     value: field.value,
@@ -466,8 +479,10 @@ impl Printer<'_> {
                 let field = field?;
                 let wire = field.value.wire_type() as u8;
                 if field.number == 1 && wire == key_field.kind.wire_type() {
+                    check_utf8(key_field.kind, field.value, field.value_offset)?;
                     key = Some(scalar(key_field.kind, field.value));
                 } else if field.number == 2 && wire == value_field.kind.wire_type() {
+                    check_utf8(value_field.kind, field.value, field.value_offset)?;
                     match (value_field.kind, field.value) {
                         (FieldKind::Message(_), Value::Len(b)) => {
                             parts.push((b, field.value_offset))

@@ -316,3 +316,35 @@ fn a_proto_that_does_not_compile_is_one_line_with_its_place() {
         assert!(!text.trim_end().contains('\n'), "{text}");
     }
 }
+
+#[test]
+fn what_the_differential_run_found_stays_fixed() {
+    use crate::wire::DecodeReason::InvalidUtf8;
+    // A FieldMask path holding a quote and a control character: one JSON
+    // string, escaped (it was written raw).
+    let w = schema(WKT, "t.W");
+    assert_eq!(
+        json(&w, &[0x22, 0x05, 0x0a, 0x03, b'q', b'"', 0x01]),
+        r#"{"mask":"q\"\u0001"}"#
+    );
+    // A proto3 string that is not UTF-8 fails the message even where a later
+    // occurrence overrides it (as Google's parsers, which check every one):
+    // a singular field, a map key given twice in one entry, an Any's type_url
+    // before its last '/'.
+    let s = schema(P3, "t.M");
+    assert_eq!(
+        reason(&s, &[0x3a, 0x01, 0xff, 0x3a, 0x01, b'k']),
+        InvalidUtf8
+    );
+    assert_eq!(
+        reason(
+            &s,
+            &[0x42, 0x08, 0x0a, 0x01, 0xff, 0x0a, 0x01, b'a', 0x10, 0x01]
+        ),
+        InvalidUtf8
+    );
+    let mut any = vec![0x2a, 0x0a, 0x0a, 0x08];
+    any.extend(b"x\xff/t.W.Q");
+    assert_eq!(reason(&w, &any), InvalidUtf8);
+    assert_eq!(reason(&w, &[0x22, 0x03, 0x0a, 0x01, 0xff]), InvalidUtf8);
+}
