@@ -149,11 +149,8 @@ impl Printer<'_> {
                 let mut joined = Vec::new();
                 if let Some(i) = plan.field(1) {
                     for (n, o) in found.fields[i].iter().enumerate() {
+                        // (Not UTF-8: refused in `collect`, a proto3 string.)
                         let Value::Len(path) = o.value else { continue };
-                        if std::str::from_utf8(path).is_err() {
-                            let at = o.value_offset;
-                            return Err(DecodeError::new(at, DecodeReason::InvalidUtf8));
-                        }
                         if n > 0 {
                             joined.push(b',');
                         }
