@@ -19,6 +19,8 @@
 #                           to 16 KiB; and the first 4 KiB of the other files, to compress
 #   gz_index                a spacing byte (12: 4 KiB) + the .gz and .zlib files (up to 16 KiB);
 #                           the kept corpus holds whole small valid ones
+#   schema_json             a schema byte (0 to 4, see fuzz/src/schema.rs) + each payload of
+#                           testdata/schema/ read by that schema
 #   order                   one input per mode, tail policy and scale (the first byte picks
 #                           them, see fuzz/src/order.rs), the rest cut from a reference file
 #
@@ -32,7 +34,7 @@ testdata=../testdata
 corpus=corpus
 max=16384
 
-targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels deflate gz_index"
+targets="framing stream example_view sequence_example_view ofrecord_view json dump roundtrip json_read index order batch_decode arch_kernels deflate gz_index schema_json"
 for t in $targets; do mkdir -p "$corpus/$t"; done
 
 # Whole files, for the frame readers.
@@ -150,6 +152,24 @@ seed_batch() {
 seed_batch example_view 0 1
 seed_batch sequence_example_view 2
 seed_batch ofrecord_view 3
+
+# The schema printer: a schema byte (which schema of fuzz/src/schema.rs) + a
+# payload of that schema's file.
+seed_schema() {
+    local file=$1 pick=$2 f
+    mkdir -p "$corpus/.schema"
+    payloads "$file" 12 4 .schema
+    for f in "$corpus/.schema"/*; do
+        [ -f "$f" ] || continue
+        { printf "\\$(printf %03o "$pick")"; cat "$f"; } >"$corpus/schema_json/$pick-$(basename "$f")"
+    done
+    rm -rf "$corpus/.schema"
+}
+seed_schema "$testdata"/schema/shapes.tfrecord 0
+seed_schema "$testdata"/schema/legacy.tfrecord 1
+seed_schema "$testdata"/schema/wkt.tfrecord 2
+seed_schema "$testdata"/schema/conformance/proto2.tfrecord 3
+seed_schema "$testdata"/schema/conformance/proto3.tfrecord 4
 
 # Inputs that once crashed a target, and the corpus kept in the repository.
 for t in $targets; do

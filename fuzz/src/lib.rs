@@ -18,6 +18,7 @@ use recordwire::{DecodeError, Error, ErrorKind};
 pub mod batch;
 pub mod gz;
 pub mod order;
+pub mod schema;
 pub mod targets;
 
 /// The read options the frame targets try: both policies, and skip with and
@@ -453,7 +454,7 @@ pub fn check_json(out: &[u8], kind: PayloadKind) {
 
 /// Checks that `text` is JSON, lone surrogates allowed.
 #[cfg(fuzzing)]
-fn json_syntax(text: &str) -> Result<(), serde_json::Error> {
+pub(crate) fn json_syntax(text: &str) -> Result<(), serde_json::Error> {
     serde_json::from_str::<serde::de::IgnoredAny>(text).map(drop)
 }
 
@@ -462,7 +463,7 @@ fn json_syntax(text: &str) -> Result<(), serde_json::Error> {
 /// value with: the `\udcXX` escapes, the only surrogates the writer uses,
 /// are turned into `\u00XX`, which keeps the text valid exactly when it was.)
 #[cfg(not(fuzzing))]
-fn json_syntax(text: &str) -> Result<(), serde_json::Error> {
+pub(crate) fn json_syntax(text: &str) -> Result<(), serde_json::Error> {
     serde_json::from_str::<serde_json::Value>(&text.replace("\\udc", "\\u00")).map(drop)
 }
 

@@ -13,7 +13,7 @@ use super::{
 };
 
 /// The names of the targets, as `cargo fuzz list` gives them.
-pub const NAMES: [&str; 15] = [
+pub const NAMES: [&str; 16] = [
     "framing",
     "stream",
     "example_view",
@@ -29,6 +29,7 @@ pub const NAMES: [&str; 15] = [
     "arch_kernels",
     "deflate",
     "gz_index",
+    "schema_json",
 ];
 
 /// Runs the target `name` on `data`; `false` when there is no such target.
@@ -49,6 +50,7 @@ pub fn run(name: &str, data: &[u8]) -> bool {
         "arch_kernels" => arch_kernels(data),
         "deflate" => deflate(data),
         "gz_index" => super::gz::gz_index(data),
+        "schema_json" => super::schema::schema_json(data),
         _ => return false,
     }
     true

@@ -155,6 +155,16 @@ pub(super) fn scalar(kind: FieldKind, value: Value<'_>) -> Scalar<'_> {
     }
 }
 
+/// A proto3 `string` value that is not UTF-8 is an error (`InvalidUtf8`).
+pub(super) fn check_utf8(kind: FieldKind, value: Value<'_>, at: u64) -> Result<(), DecodeError> {
+    match (kind, value) {
+        (FieldKind::String { utf8: true }, Value::Len(b)) if std::str::from_utf8(b).is_err() => {
+            Err(DecodeError::new(at, DecodeReason::InvalidUtf8))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The elements of a packed run of kind `kind`, each as the wire value it
 /// would have alone.
 pub(super) fn unpack<'a>(
@@ -257,6 +267,9 @@ impl Printer<'_> {
                 if wire != f.kind.wire_type() && !packed {
                     continue;
                 }
+                // Every occurrence of a proto3 string, the overridden ones
+                // too: Google's parsers refuse the message for any of them.
+                check_utf8(f.kind, field.value, field.value_offset)?;
                 seq += 1;
                 found[i].push(Occurrence {
                     value: field.value,
@@ -466,8 +479,10 @@ impl Printer<'_> {
                 let field = field?;
                 let wire = field.value.wire_type() as u8;
                 if field.number == 1 && wire == key_field.kind.wire_type() {
+                    check_utf8(key_field.kind, field.value, field.value_offset)?;
                     key = Some(scalar(key_field.kind, field.value));
                 } else if field.number == 2 && wire == value_field.kind.wire_type() {
+                    check_utf8(value_field.kind, field.value, field.value_offset)?;
                     match (value_field.kind, field.value) {
                         (FieldKind::Message(_), Value::Len(b)) => {
                             parts.push((b, field.value_offset))
@@ -549,6 +564,7 @@ impl Printer<'_> {
     ) -> Result<(), DecodeError> {
         use std::io::Write as _;
         match (kind, v) {
+            (FieldKind::Enum(e), _) if self.plan.enums[e].null => out.extend_from_slice(b"null"),
             (FieldKind::Enum(e), Scalar::I32(n)) => match self.plan.enums[e].name(n) {
                 Some(name) => write_json_string(out, name.as_bytes()),
                 None => {
@@ -596,9 +612,12 @@ impl Printer<'_> {
             FieldKind::Float | FieldKind::Double => out.extend_from_slice(b"0.0"),
             FieldKind::Bool => out.extend_from_slice(b"false"),
             FieldKind::String { .. } | FieldKind::Bytes => out.extend_from_slice(b"\"\""),
-            FieldKind::Enum(e) => match self.plan.enums[e].values.first() {
-                Some((0, name)) => write_json_string(out, name.as_bytes()),
-                _ => out.push(b'0'),
+            FieldKind::Enum(e) if self.plan.enums[e].null => out.extend_from_slice(b"null"),
+            // A proto3 enum's default is 0, by its (first) name; values are
+            // sorted by number, so not necessarily the first (`NEG = -1`).
+            FieldKind::Enum(e) => match self.plan.enums[e].name(0) {
+                Some(name) => write_json_string(out, name.as_bytes()),
+                None => out.push(b'0'),
             },
             FieldKind::Message(_) | FieldKind::Group(_) => out.extend_from_slice(b"{}"),
             _ => out.push(b'0'),

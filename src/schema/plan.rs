@@ -97,11 +97,15 @@ pub(crate) enum FieldDefault {
 
 impl FieldDefault {
     fn of(f: &FieldDescriptor) -> FieldDefault {
-        use prost_reflect::Value as V;
         if f.is_list() || f.is_map() {
             return FieldDefault::None;
         }
-        match f.default_value() {
+        FieldDefault::of_value(f.default_value())
+    }
+
+    fn of_value(value: prost_reflect::Value) -> FieldDefault {
+        use prost_reflect::Value as V;
+        match value {
             V::Bool(v) => FieldDefault::Bool(v),
             V::I32(v) => FieldDefault::I32(v),
             V::I64(v) => FieldDefault::I64(v),
@@ -203,6 +207,9 @@ pub(crate) struct EnumPlan {
     /// JSON reader looks names up in.
     pub(crate) names: Vec<(String, i32)>,
     pub(crate) closed: bool,
+    /// `google.protobuf.NullValue`: every value prints as JSON `null`
+    /// (json_format's `_FieldToJsonObject`).
+    pub(crate) null: bool,
 }
 
 impl EnumPlan {
@@ -264,7 +271,31 @@ impl Plan {
         });
         let oneofs: Vec<String> = m.oneofs().map(|o| o.full_name().to_owned()).collect();
         let mut fields: Vec<FieldPlan> = m.fields().map(|f| self.field(&f, &oneofs)).collect();
+        // The extensions of the pool that extend it, keyed `[full.name]` in
+        // either name style (json_format's `'[%s]' % field.full_name`).
+        for e in m.extensions() {
+            let kind = self.kind(e.kind(), e.is_group(), e.parent_file().syntax());
+            let name = format!("[{}]", e.full_name());
+            fields.push(FieldPlan {
+                number: e.number(),
+                json_name: name.clone(),
+                name,
+                kind,
+                repeated: e.cardinality() == Cardinality::Repeated,
+                map: false,
+                presence: e.supports_presence(),
+                oneof: None,
+                default: if e.is_list() {
+                    FieldDefault::None
+                } else {
+                    FieldDefault::of_value(e.default_value())
+                },
+                packed: e.is_packed(),
+            });
+        }
         fields.sort_by_key(|f| f.number);
+        // A field and an extension of one number (a broken pool): the field.
+        fields.dedup_by_key(|f| f.number);
         // (A type of 65535 fields or more is searched.)
         let top = fields
             .iter()
@@ -285,27 +316,7 @@ impl Plan {
     }
 
     fn field(&mut self, f: &FieldDescriptor, oneofs: &[String]) -> FieldPlan {
-        let proto3 = f.parent_file().syntax() == Syntax::Proto3;
-        let kind = match f.kind() {
-            Kind::Double => FieldKind::Double,
-            Kind::Float => FieldKind::Float,
-            Kind::Int32 => FieldKind::Int32,
-            Kind::Int64 => FieldKind::Int64,
-            Kind::Uint32 => FieldKind::Uint32,
-            Kind::Uint64 => FieldKind::Uint64,
-            Kind::Sint32 => FieldKind::Sint32,
-            Kind::Sint64 => FieldKind::Sint64,
-            Kind::Fixed32 => FieldKind::Fixed32,
-            Kind::Fixed64 => FieldKind::Fixed64,
-            Kind::Sfixed32 => FieldKind::Sfixed32,
-            Kind::Sfixed64 => FieldKind::Sfixed64,
-            Kind::Bool => FieldKind::Bool,
-            Kind::String => FieldKind::String { utf8: proto3 },
-            Kind::Bytes => FieldKind::Bytes,
-            Kind::Enum(e) => FieldKind::Enum(self.enumeration(&e)),
-            Kind::Message(m) if f.is_group() => FieldKind::Group(self.message(&m)),
-            Kind::Message(m) => FieldKind::Message(self.message(&m)),
-        };
+        let kind = self.kind(f.kind(), f.is_group(), f.parent_file().syntax());
         let oneof = f
             .containing_oneof()
             .and_then(|o| oneofs.iter().position(|n| n == o.full_name()));
@@ -323,22 +334,52 @@ impl Plan {
         }
     }
 
+    /// A field's kind; `syntax`: its file's (a proto3 `string` must be UTF-8).
+    fn kind(&mut self, kind: Kind, group: bool, syntax: Syntax) -> FieldKind {
+        let proto3 = syntax == Syntax::Proto3;
+        match kind {
+            Kind::Double => FieldKind::Double,
+            Kind::Float => FieldKind::Float,
+            Kind::Int32 => FieldKind::Int32,
+            Kind::Int64 => FieldKind::Int64,
+            Kind::Uint32 => FieldKind::Uint32,
+            Kind::Uint64 => FieldKind::Uint64,
+            Kind::Sint32 => FieldKind::Sint32,
+            Kind::Sint64 => FieldKind::Sint64,
+            Kind::Fixed32 => FieldKind::Fixed32,
+            Kind::Fixed64 => FieldKind::Fixed64,
+            Kind::Sfixed32 => FieldKind::Sfixed32,
+            Kind::Sfixed64 => FieldKind::Sfixed64,
+            Kind::Bool => FieldKind::Bool,
+            Kind::String => FieldKind::String { utf8: proto3 },
+            Kind::Bytes => FieldKind::Bytes,
+            Kind::Enum(e) => FieldKind::Enum(self.enumeration(&e)),
+            Kind::Message(m) if group => FieldKind::Group(self.message(&m)),
+            Kind::Message(m) => FieldKind::Message(self.message(&m)),
+        }
+    }
+
     fn enumeration(&mut self, e: &prost_reflect::EnumDescriptor) -> usize {
         if let Some(&i) = self.enum_index.get(e.full_name()) {
             return i;
         }
-        let mut values: Vec<(i32, String)> = Vec::new();
-        let mut names: Vec<(String, i32)> = Vec::new();
-        for v in e.values() {
-            names.push((v.name().to_owned(), v.number()));
-            // The first name of a number (allow_alias): protobuf's printer
-            // finds a value by number and takes the first.
-            if !values.iter().any(|(n, _)| *n == v.number()) {
-                values.push((v.number(), v.name().to_owned()));
-            }
-        }
-        values.sort_by_key(|(n, _)| *n);
+        // The first name of a number in the order of the .proto file
+        // (allow_alias): protobuf's printer finds a value by number and takes
+        // the first declared (`values_by_number` is built from the values
+        // reversed). prost-reflect does not iterate in that order.
+        let mut all: Vec<(i32, usize, String)> = e
+            .enum_descriptor_proto()
+            .value
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.number(), i, v.name().to_owned()))
+            .collect();
+        let mut names: Vec<(String, i32)> =
+            all.iter().map(|(n, _, name)| (name.clone(), *n)).collect();
         names.sort();
+        all.sort_by_key(|(n, i, _)| (*n, *i));
+        all.dedup_by_key(|(n, _, _)| *n);
+        let values: Vec<(i32, String)> = all.into_iter().map(|(n, _, name)| (n, name)).collect();
         self.enum_index
             .insert(e.full_name().to_owned(), self.enums.len());
         self.enums.push(EnumPlan {
@@ -346,6 +387,7 @@ impl Plan {
             values,
             names,
             closed: e.parent_file().syntax() == Syntax::Proto2,
+            null: e.full_name() == "google.protobuf.NullValue",
         });
         self.enums.len() - 1
     }

@@ -205,3 +205,191 @@ fn a_builtin_event_prints_its_summary_and_enums() {
         .expect("an event");
     assert_eq!(json, br#"{"session_log":{"status":"START"}}"#);
 }
+
+const P2: &str = r#"syntax = "proto2"; package t;
+enum K { A = 1; B = 2; }
+message L {
+  optional string s = 1; optional K k = 2; repeated K ks = 3;
+  optional group G = 4 { optional int32 g = 5; optional L deep = 6; }
+  optional L child = 7; map<string, K> km = 8;
+}"#;
+
+fn reason(s: &Schema, bytes: &[u8]) -> crate::wire::DecodeReason {
+    let mut out = Vec::new();
+    s.write_json(&mut out, bytes, 0, &JsonOptions::default())
+        .expect_err("a hostile record")
+        .reason
+}
+
+/// `inner` wrapped `n` times in field `number` (length-delimited).
+fn nest(n: usize, number: u8, inner: &[u8]) -> Vec<u8> {
+    let mut b = inner.to_vec();
+    for _ in 0..n {
+        let mut outer = vec![number << 3 | 2];
+        crate::wire::encode_varint(b.len() as u64, &mut outer);
+        outer.extend(&b);
+        b = outer;
+    }
+    b
+}
+
+#[test]
+fn nesting_past_the_limit_is_a_named_error_by_every_path() {
+    use crate::wire::DecodeReason::DepthLimitExceeded;
+    let s = schema(P2, "t.L");
+    // Messages (child), 101 deep and 100000 deep (no stack overflow).
+    assert_eq!(reason(&s, &nest(101, 7, &[])), DepthLimitExceeded);
+    assert_eq!(reason(&s, &nest(100_000, 7, &[])), DepthLimitExceeded);
+    // 100 levels are fine.
+    assert!(json(&s, &nest(99, 7, &[])).starts_with(r#"{"child":{"child":"#));
+    // Groups holding messages holding groups (G.deep.G.deep...).
+    let mut b: Vec<u8> = Vec::new();
+    for _ in 0..80 {
+        let mut g = vec![0x23];
+        g.extend(nest(1, 6, &b));
+        g.push(0x24);
+        b = g;
+    }
+    assert_eq!(reason(&s, &b), DepthLimitExceeded);
+    // Unknown groups nested 200 deep, skipped: still bounded.
+    let mut u = [0xfbu8, 0x06].repeat(200);
+    u.extend([0xfc, 0x06].repeat(200));
+    assert_eq!(reason(&s, &u), DepthLimitExceeded);
+    // The well-known types recurse too: Value.list_value.values[0]...
+    let w = schema(WKT, "t.W");
+    let mut v: Vec<u8> = Vec::new();
+    for _ in 0..200 {
+        v = nest(1, 6, &nest(1, 1, &v)); // Value{list_value: ListValue{values: [v]}}
+    }
+    assert_eq!(reason(&w, &nest(1, 3, &v)), DepthLimitExceeded);
+}
+
+#[test]
+fn broken_framing_inside_a_record_is_a_named_error() {
+    use crate::wire::DecodeReason as R;
+    let s = schema(P2, "t.L");
+    // A length past the end, at the top and inside a nested message.
+    assert!(matches!(
+        reason(&s, &[0x0a, 0x05, b'a']),
+        R::LengthOverrun { .. }
+    ));
+    assert!(matches!(
+        reason(&s, &[0x3a, 0x03, 0x0a, 0x09, b'a']),
+        R::LengthOverrun { .. }
+    ));
+    // A varint cut short; a group never closed; a group closed by another
+    // number; an end-group with none open.
+    assert_eq!(reason(&s, &[0x10, 0x80]), R::Truncated);
+    assert_eq!(reason(&s, &[0x23, 0x28, 0x01]), R::UnterminatedGroup(4));
+    assert!(matches!(
+        reason(&s, &[0x23, 0x28, 0x01, 0x3c]),
+        R::UnexpectedEndGroup(_) | R::UnterminatedGroup(_)
+    ));
+    assert_eq!(reason(&s, &[0x24]), R::UnexpectedEndGroup(4));
+    // Wire types 6 and 7.
+    assert_eq!(reason(&s, &[0x0e]), R::InvalidWireType(6));
+    // Every prefix of a record that uses each of these paths (the group
+    // keyed by its field name, lowercase): an error or
+    // JSON, never a panic.
+    let mut full = vec![
+        0x0a, 0x02, b'h', b'i', 0x10, 0x01, 0x1a, 0x02, 0x01, 0x02, 0x23,
+    ];
+    full.extend([
+        0x28, 0x05, 0x32, 0x02, 0x10, 0x02, 0x24, 0x3a, 0x02, 0x10, 0x01,
+    ]);
+    full.extend([0x42, 0x05, 0x0a, 0x01, b'k', 0x10, 0x02]);
+    assert_eq!(
+        json(&s, &full),
+        r#"{"s":"hi","k":"A","ks":["A","B"],"g":{"g":5,"deep":{"k":"B"}},"child":{"k":"A"},"km":{"k":"B"}}"#
+    );
+    for n in 0..full.len() {
+        let mut out = Vec::new();
+        let _ = s.write_json(&mut out, &full[..n], 0, &JsonOptions::default());
+    }
+}
+
+#[test]
+fn closed_enums_drop_unknown_numbers_and_proto2_strings_are_not_checked() {
+    let s = schema(P2, "t.L");
+    // k = 9 alone: an unknown field, not printed; A then 9: A stays; a packed
+    // run [A, 9, B] and a map value 9 (the entry kept with its default).
+    assert_eq!(json(&s, &[0x10, 0x09]), "{}");
+    assert_eq!(json(&s, &[0x10, 0x01, 0x10, 0x09]), r#"{"k":"A"}"#);
+    assert_eq!(
+        json(&s, &[0x1a, 0x03, 0x01, 0x09, 0x02]),
+        r#"{"ks":["A","B"]}"#
+    );
+    // A proto2 string is not checked (upb accepts it; pure-Python protobuf
+    // refuses the message): invalid bytes print as `\udcXX`, losslessly.
+    assert_eq!(json(&s, &[0x0a, 0x02, b'a', 0xff]), r#"{"s":"a\udcff"}"#);
+    // proto3: an error, in a field and in a map key alike.
+    let p3 = schema(P3, "t.M");
+    assert_eq!(
+        reason(&p3, &[0x3a, 0x01, 0xff]),
+        crate::wire::DecodeReason::InvalidUtf8
+    );
+    assert_eq!(
+        reason(&p3, &[0x42, 0x05, 0x0a, 0x01, 0xc3, 0x10, 0x01]),
+        crate::wire::DecodeReason::InvalidUtf8
+    );
+}
+
+#[test]
+fn a_proto_that_does_not_compile_is_one_line_with_its_place() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    for (source, at) in [
+        (
+            "syntax = \"proto3\";\nmessage M {\n  int32 x = 1\n}\n",
+            "bad.proto:4:1",
+        ),
+        (
+            "syntax = \"proto3\";\nmessage M { int32 x = 1; int32 y = 1; }\n",
+            "bad.proto:2:",
+        ),
+        ("syntax = \"proto9\";\n", "bad.proto:1:10"),
+        (
+            "syntax = \"proto3\";\nimport \"missing.proto\";\n",
+            "bad.proto:2:",
+        ),
+    ] {
+        let path = dir.path().join("bad.proto");
+        std::fs::write(&path, source).expect("the file");
+        let err = Schema::from_proto(&[&path], &[dir.path()], "M").expect_err("no schema");
+        let text = err.to_string();
+        assert_eq!(err.kind().name(), "usage_error", "{text}");
+        assert!(text.contains(at), "{source}: {text}");
+        assert!(!text.trim_end().contains('\n'), "{text}");
+    }
+}
+
+#[test]
+fn what_the_differential_run_found_stays_fixed() {
+    use crate::wire::DecodeReason::InvalidUtf8;
+    // A FieldMask path holding a quote and a control character: one JSON
+    // string, escaped (it was written raw).
+    let w = schema(WKT, "t.W");
+    assert_eq!(
+        json(&w, &[0x22, 0x05, 0x0a, 0x03, b'q', b'"', 0x01]),
+        r#"{"mask":"q\"\u0001"}"#
+    );
+    // A proto3 string that is not UTF-8 fails the message even where a later
+    // occurrence overrides it (as Google's parsers, which check every one):
+    // a singular field, a map key given twice in one entry, an Any's type_url
+    // before its last '/'.
+    let s = schema(P3, "t.M");
+    assert_eq!(
+        reason(&s, &[0x3a, 0x01, 0xff, 0x3a, 0x01, b'k']),
+        InvalidUtf8
+    );
+    assert_eq!(
+        reason(
+            &s,
+            &[0x42, 0x08, 0x0a, 0x01, 0xff, 0x0a, 0x01, b'a', 0x10, 0x01]
+        ),
+        InvalidUtf8
+    );
+    let mut any = vec![0x2a, 0x0a, 0x0a, 0x08];
+    any.extend(b"x\xff/t.W.Q");
+    assert_eq!(reason(&w, &any), InvalidUtf8);
+    assert_eq!(reason(&w, &[0x22, 0x03, 0x0a, 0x01, 0xff]), InvalidUtf8);
+}

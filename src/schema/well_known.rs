@@ -144,19 +144,22 @@ impl Printer<'_> {
                 }
             }
             WellKnown::FieldMask => {
-                out.push(b'"');
+                // The paths joined, then escaped as one JSON string (a path
+                // may hold any character but upper-case letters).
+                let mut joined = Vec::new();
                 if let Some(i) = plan.field(1) {
                     for (n, o) in found.fields[i].iter().enumerate() {
+                        // (Not UTF-8: refused in `collect`, a proto3 string.)
                         let Value::Len(path) = o.value else { continue };
                         if n > 0 {
-                            out.push(b',');
+                            joined.push(b',');
                         }
-                        if !camel_case(out, path) {
+                        if !camel_case(&mut joined, path) {
                             return bad("FieldMask", "a path that is not lower_snake_case");
                         }
                     }
                 }
-                out.push(b'"');
+                write_json_string(out, &joined);
             }
             WellKnown::Any => {
                 let url = match self.last(m, found, 1) {

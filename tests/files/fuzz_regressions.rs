@@ -127,6 +127,7 @@ targets!(
     arch_kernels,
     deflate,
     gz_index,
+    schema_json,
 );
 
 /// Every saved crash belongs to a target.
