@@ -144,6 +144,15 @@ pub struct RawFields<'a> {
 
 impl<'a> RawFields<'a> {
     fn new(src: &Src<'a>, depth: u32) -> RawFields<'a> {
+        // One slice (the usual case): read at once, no parts to go through.
+        if let Src::One(bytes, base) = src {
+            return RawFields {
+                parts: Parts::One(None),
+                current: Some(FieldReader::new(bytes, *base, depth)),
+                depth,
+                failed: false,
+            };
+        }
         RawFields {
             parts: Parts::of(src),
             current: None,
@@ -268,31 +277,11 @@ impl<'a> MessageRef<'a> {
                 DecodeReason::DepthLimitExceeded,
             ));
         }
-        let plan = self.plan();
+        if let Src::One(bytes, base) = self.src {
+            return check_slice(self.plan, self.msg, bytes, base, self.depth);
+        }
         for field in self.raw_fields() {
-            let field = field?;
-            let Some(i) = plan.field(field.number) else {
-                continue;
-            };
-            let f = &plan.fields[i];
-            match (f.kind, field.value) {
-                (FieldKind::Message(sub), Value::Len(b))
-                | (FieldKind::Group(sub), Value::Group(b)) => {
-                    self.child(sub, Src::One(b, field.value_offset)).check()?;
-                }
-                (FieldKind::String { utf8: true }, Value::Len(b))
-                    if std::str::from_utf8(b).is_err() =>
-                {
-                    return Err(DecodeError::new(
-                        field.value_offset,
-                        DecodeReason::InvalidUtf8,
-                    ));
-                }
-                (kind, Value::Len(run)) if f.repeated && kind.packable() => {
-                    unpack(kind, run, field.value_offset, |_| {})?;
-                }
-                _ => {}
-            }
+            check_field(self.plan, self.msg, &field?, self.depth)?;
         }
         Ok(())
     }
@@ -384,6 +373,89 @@ impl<'a> MessageRef<'a> {
             run: None,
         }
     }
+}
+
+/// [`MessageRef::check`] of message type `msg` in one slice, `bytes` at
+/// absolute offset `base`, nested at `depth`.
+fn check_slice(
+    plan: &Plan,
+    msg: usize,
+    bytes: &[u8],
+    base: u64,
+    depth: u32,
+) -> Result<(), DecodeError> {
+    if depth > MAX_DEPTH {
+        return Err(DecodeError::new(base, DecodeReason::DepthLimitExceeded));
+    }
+    for field in FieldReader::new(bytes, base, depth) {
+        check_field(plan, msg, &field?, depth)?;
+    }
+    Ok(())
+}
+
+/// Checks one field of message type `msg` (nested at `depth`) as the parser
+/// would: a known message or group whole, a proto3 string's UTF-8, a packed
+/// run's values.
+#[inline]
+fn check_field(plan: &Plan, msg: usize, field: &Field<'_>, depth: u32) -> Result<(), DecodeError> {
+    let m = &plan.messages[msg];
+    let Some(i) = m.field(field.number) else {
+        return Ok(());
+    };
+    let f = &m.fields[i];
+    match (f.kind, field.value) {
+        (FieldKind::Message(sub), Value::Len(b)) | (FieldKind::Group(sub), Value::Group(b)) => {
+            check_slice(plan, sub, b, field.value_offset, depth + 1)
+        }
+        (FieldKind::String { utf8: true }, Value::Len(b)) if std::str::from_utf8(b).is_err() => {
+            Err(DecodeError::new(
+                field.value_offset,
+                DecodeReason::InvalidUtf8,
+            ))
+        }
+        (kind, Value::Len(run)) if f.repeated && kind.packable() => {
+            check_packed(kind, run, field.value_offset)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks a packed run of kind `kind`: fixed-width values divide it, varints
+/// end in it and none is longer than 10 bytes.
+fn check_packed(kind: FieldKind, run: &[u8], offset: u64) -> Result<(), DecodeError> {
+    let width = match kind.wire_type() {
+        1 => 8,
+        5 => 4,
+        _ => 0,
+    };
+    if width > 0 {
+        return if run.len().is_multiple_of(width) {
+            Ok(())
+        } else {
+            Err(DecodeError::new(
+                offset,
+                DecodeReason::PackedLength {
+                    length: run.len() as u64,
+                    width: width as u8,
+                },
+            ))
+        };
+    }
+    // A varint's bytes: continuation bits, then one byte without.
+    let mut len = 0usize;
+    for &b in run {
+        len += 1;
+        if b < 0x80 {
+            len = 0;
+        } else if len >= crate::wire::MAX_VARINT_LEN {
+            // Its tenth byte still continues: as the decoder reports it.
+            return unpack(kind, run, offset, |_| {});
+        }
+    }
+    if len > 0 {
+        return unpack(kind, run, offset, |_| {});
+    }
+    Ok(())
 }
 
 /// The unknown fields of a message ([`MessageRef::unknown_fields`]).
