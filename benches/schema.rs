@@ -109,7 +109,11 @@ fn waymo(c: &mut Criterion) {
             path.display()
         )
     });
-    let record = file.records().next().expect("one record").expect("readable");
+    let record = file
+        .records()
+        .next()
+        .expect("one record")
+        .expect("readable");
     let bytes = record.data.to_vec();
     let root = waymo_root();
     let proto = root.join("waymo_open_dataset/protos/scenario.proto");
@@ -155,8 +159,9 @@ fn waymo(c: &mut Criterion) {
     });
     g.bench_function("prost_reflect", |b| {
         b.iter(|| {
-            let m = prost_reflect::DynamicMessage::decode(desc.clone(), black_box(bytes.as_slice()))
-                .expect("valid");
+            let m =
+                prost_reflect::DynamicMessage::decode(desc.clone(), black_box(bytes.as_slice()))
+                    .expect("valid");
             black_box(m);
         })
     });
@@ -180,10 +185,12 @@ fn waymo(c: &mut Criterion) {
     g.bench_function("prost_reflect_json", |b| {
         b.iter(|| {
             out.clear();
-            let m = prost_reflect::DynamicMessage::decode(desc.clone(), black_box(bytes.as_slice()))
-                .expect("valid");
+            let m =
+                prost_reflect::DynamicMessage::decode(desc.clone(), black_box(bytes.as_slice()))
+                    .expect("valid");
             let mut s = serde_json::Serializer::new(&mut out);
-            m.serialize_with_options(&mut s, &options).expect("serializable");
+            m.serialize_with_options(&mut s, &options)
+                .expect("serializable");
             assert!(out.len() > json_len / 2);
         })
     });
@@ -244,10 +251,12 @@ fn events(c: &mut Criterion) {
         b.iter(|| {
             out.clear();
             for r in &records {
-                let m = prost_reflect::DynamicMessage::decode(desc.clone(), black_box(r.as_slice()))
-                    .expect("valid");
+                let m =
+                    prost_reflect::DynamicMessage::decode(desc.clone(), black_box(r.as_slice()))
+                        .expect("valid");
                 let mut s = serde_json::Serializer::new(&mut out);
-                m.serialize_with_options(&mut s, &options).expect("serializable");
+                m.serialize_with_options(&mut s, &options)
+                    .expect("serializable");
                 out.push(b'\n');
             }
             assert!(out.len() > total);
