@@ -206,7 +206,7 @@ class Loader:
     rank=None, world=None, worker=0, workers_split=1, workers=None,
     tail="pad", page_size=None, window=8, drop_last=False, prefetch=4,
     threads=None, to="numpy", transform=None, transform_threads=1, epoch=0,
-    **open_args)``:
+    columns=None, enum_names=False, **open_args)``:
 
     - ``data``: a ``Dataset``, or what ``Dataset`` opens (a path, a glob,
       a list, ``s3://``/``gs://``/``az://``/``https://`` URLs), opened with

@@ -724,6 +724,10 @@ pub(super) fn infer_spec(
     let mut inference: Option<(SpecInference, PayloadKind, String)> = None;
     for path in files {
         let (mut source, chosen) = read.open_with_payload(path, ErrorPolicy::Fail, stderr)?;
+        // A spec reads tf.Example features: a detected Event or ELWC file is
+        // read as tf.Examples (as the Python package infers it), with the
+        // notes on the fields a tf.Example does not have.
+        let chosen = chosen.without_message();
         let name = source.name().to_string();
         let payload = chosen.kind;
         if payload == PayloadKind::Raw {
