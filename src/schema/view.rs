@@ -191,8 +191,12 @@ impl<'a> Iterator for RawFields<'a> {
     }
 }
 
-/// A message read by its schema, borrowed from a record (see the [module
-/// documentation](self) for the semantics).
+/// A message read by its schema, borrowed from a record, with Google's
+/// parser's semantics (the last occurrence of a singular scalar wins, a
+/// singular message's occurrences merge, packed and unpacked runs join, the
+/// last oneof member wins, other wire types and a closed enum's unknown
+/// values are unknown fields; docs/FORMAT.md §14, §14.2). Nothing is
+/// allocated per field or value.
 ///
 /// ```
 /// use recordwire::schema::{MessageRef, Schema, ValueRef};
