@@ -14,6 +14,7 @@
 
 use super::plan::{FieldKind, FieldPlan, Plan};
 use super::Schema;
+use crate::json::num::{write_i64, write_u64};
 use crate::json::{write_base64, write_f32, write_f64};
 use crate::names::write_json_string;
 use crate::wire::{DecodeError, DecodeReason, FieldReader, Value, MAX_DEPTH};
@@ -391,8 +392,16 @@ impl Printer<'_> {
         occ: &[Occurrence<'_>],
         depth: u32,
     ) -> Result<(), DecodeError> {
+        // Printed straight into `out`, taken back when the field turns out
+        // empty and is left out.
+        let start = out.len();
+        let was_first = first.as_deref().copied();
+        let mut first = first;
+        if let Some(first) = first.as_deref_mut() {
+            self.key(out, first, f);
+        }
+        out.push(b'[');
         let mut n = 0usize;
-        let mut body = Vec::new();
         let mut failed = None;
         for o in occ {
             match (f.kind, o.value) {
@@ -401,10 +410,10 @@ impl Printer<'_> {
                     Value::Len(b) | Value::Group(b),
                 ) => {
                     if n > 0 {
-                        body.push(b',');
+                        out.push(b',');
                     }
                     n += 1;
-                    self.message(&mut body, sub, &[(b, o.value_offset)], depth + 1)?;
+                    self.message(out, sub, &[(b, o.value_offset)], depth + 1)?;
                 }
                 (kind, Value::Len(run)) if kind.packable() => {
                     unpack(kind, run, o.value_offset, |v| {
@@ -412,12 +421,10 @@ impl Printer<'_> {
                             return;
                         }
                         if n > 0 {
-                            body.push(b',');
+                            out.push(b',');
                         }
                         n += 1;
-                        if let Err(e) =
-                            self.scalar(&mut body, kind, scalar(kind, v), o.value_offset)
-                        {
+                        if let Err(e) = self.scalar(out, kind, scalar(kind, v), o.value_offset) {
                             failed = Some(e);
                         }
                     })?;
@@ -427,24 +434,23 @@ impl Printer<'_> {
                         continue;
                     }
                     if n > 0 {
-                        body.push(b',');
+                        out.push(b',');
                     }
                     n += 1;
-                    self.scalar(&mut body, kind, scalar(kind, v), o.value_offset)?;
+                    self.scalar(out, kind, scalar(kind, v), o.value_offset)?;
                 }
             }
         }
         if let Some(e) = failed {
             return Err(e);
         }
-        if n == 0 && !self.options.defaults && first.is_some() {
-            return Ok(());
+        if n == 0 && !self.options.defaults {
+            if let (Some(first), Some(was)) = (first, was_first) {
+                out.truncate(start);
+                *first = was;
+                return Ok(());
+            }
         }
-        if let Some(first) = first {
-            self.key(out, first, f);
-        }
-        out.push(b'[');
-        out.extend_from_slice(&body);
         out.push(b']');
         Ok(())
     }
@@ -562,26 +568,23 @@ impl Printer<'_> {
         v: Scalar<'_>,
         offset: u64,
     ) -> Result<(), DecodeError> {
-        use std::io::Write as _;
         match (kind, v) {
             (FieldKind::Enum(e), _) if self.plan.enums[e].null => out.extend_from_slice(b"null"),
             (FieldKind::Enum(e), Scalar::I32(n)) => match self.plan.enums[e].name(n) {
                 Some(name) => write_json_string(out, name.as_bytes()),
-                None => {
-                    let _ = write!(out, "{n}");
-                }
+                None => write_i64(out, i64::from(n)),
             },
-            (_, Scalar::I32(n)) => {
-                let _ = write!(out, "{n}");
-            }
-            (_, Scalar::U32(n)) => {
-                let _ = write!(out, "{n}");
-            }
+            (_, Scalar::I32(n)) => write_i64(out, i64::from(n)),
+            (_, Scalar::U32(n)) => write_u64(out, u64::from(n)),
             (_, Scalar::I64(n)) => {
-                let _ = write!(out, "\"{n}\"");
+                out.push(b'"');
+                write_i64(out, n);
+                out.push(b'"');
             }
             (_, Scalar::U64(n)) => {
-                let _ = write!(out, "\"{n}\"");
+                out.push(b'"');
+                write_u64(out, n);
+                out.push(b'"');
             }
             (_, Scalar::F32(x)) => write_f32(out, x),
             (_, Scalar::F64(x)) => write_f64(out, x),
