@@ -119,5 +119,133 @@ pub(crate) fn write_finite_f64(out: &mut Vec<u8>, v: f64) {
     }
     // The value is all[..len] × 10^(exp + int_len - len).
     let q = exp + int_len - len as i32 + trailing;
+    if is_tie(v, digits, q) {
+        // Two shortest decimals equally near: ryu takes the even one, `{:?}`
+        // not always (974.71734619140625 is `974.7173461914063`).
+        use std::io::Write as _;
+        let _ = write!(out, "{v:?}");
+        return;
+    }
     write_digits(out, negative, digits, q);
+}
+
+/// Whether the double `v` lies exactly halfway between `digits × 10^q` and
+/// one of its neighbours of as many digits (`v` is `(10 × digits ± 5) ×
+/// 10^(q-1)` exactly), where shortest formatters may choose differently.
+fn is_tie(v: f64, digits: &[u8], q: i32) -> bool {
+    let bits = v.to_bits();
+    let (field, fraction) = ((bits >> 52) & 0x7ff, bits & ((1 << 52) - 1));
+    let (mut m, mut e) = if field == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), field as i32 - 1075)
+    };
+    if m == 0 || digits.len() > 17 {
+        return false;
+    }
+    let tz = m.trailing_zeros();
+    m >>= tz;
+    e += tz as i32;
+    // v = m × 2^e with m odd, and t × 10^k = t × 5^k × 2^k with t odd: equal
+    // only where e = k and m = t × 5^k (or m × 5^-k = t).
+    let k = q - 1;
+    if e != k || k.unsigned_abs() > 27 {
+        return false;
+    }
+    let d = digits
+        .iter()
+        .fold(0u128, |a, &c| a * 10 + u128::from(c - b'0'));
+    let five = 5u128.pow(k.unsigned_abs());
+    [d * 10 + 5, d * 10 - 5].into_iter().any(|t| {
+        if k >= 0 {
+            t.checked_mul(five) == Some(u128::from(m))
+        } else {
+            u128::from(m).checked_mul(five) == Some(t)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `write_finite_f64` must write: `{:?}`'s text, byte for byte.
+    fn check(v: f64) {
+        let mut out = Vec::new();
+        write_finite_f64(&mut out, v);
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            format!("{v:?}"),
+            "{:#018x}",
+            v.to_bits()
+        );
+    }
+
+    #[test]
+    fn doubles_print_as_debug_does() {
+        for v in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            0.1,
+            1e-4,
+            9.999e-5,
+            1e-5,
+            1e15,
+            9_999_999_999_999_998.0,
+            1e16,
+            1e21,
+            1e22,
+            1.5e300,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            123_456.789,
+            f64::from_bits(0x408e_75bd_2000_0000), // 974.71734619140625
+            0.5,
+            2.5,
+            1.25e-3,
+            4.5e20,
+            0.000_123_4,
+            2f64.powi(60),
+        ] {
+            check(v);
+        }
+        // Random bit patterns (SplitMix64), and random magnitudes near the
+        // forms' boundaries.
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for _ in 0..200_000 {
+            let v = f64::from_bits(next());
+            if v.is_finite() {
+                check(v);
+            }
+            let e = (next() % 50) as i32 - 25;
+            check((next() % 1_000_000) as f64 * 10f64.powi(e));
+            let f = f32::from_bits(next() as u32);
+            if f.is_finite() {
+                check(f64::from(f));
+            }
+        }
+    }
+
+    #[test]
+    fn integers_print_as_display_does() {
+        for v in [0, 1, -1, 9, 10, -10, i64::MAX, i64::MIN, 1_234_567_890] {
+            let mut out = Vec::new();
+            write_i64(&mut out, v);
+            assert_eq!(out, v.to_string().as_bytes());
+        }
+        let mut out = Vec::new();
+        write_u64(&mut out, u64::MAX);
+        assert_eq!(out, u64::MAX.to_string().as_bytes());
+    }
 }
