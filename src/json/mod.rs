@@ -36,6 +36,7 @@
 //! # Ok::<(), recordwire::DecodeError>(())
 //! ```
 
+pub(crate) mod num;
 pub mod read;
 
 use base64::Engine as _;
@@ -281,12 +282,9 @@ fn nearest_double(n: u32, q: i32) -> Option<f64> {
 /// exponent form below 1e-4 and from 1e16 on (`1.4013e-45`, `1e16`), else
 /// with a fraction (`0.0001`, `16777216.0`).
 fn write_decimal(out: &mut Vec<u8>, d: Decimal) {
-    if d.negative {
-        out.push(b'-');
-    }
     let (mut n, mut q) = (d.mantissa, d.exp10);
     if n == 0 {
-        out.extend_from_slice(b"0.0");
+        out.extend_from_slice(if d.negative { b"-0.0" } else { b"0.0" });
         return;
     }
     while n % 10 == 0 {
@@ -300,32 +298,7 @@ fn write_decimal(out: &mut Vec<u8>, d: Decimal) {
         buf[10 - len] = b'0' + (n % 10) as u8;
         n /= 10;
     }
-    let digits = &buf[10 - len..];
-    let first = q + len as i32 - 1; // the power of ten of the first digit
-    if !(-4..16).contains(&first) {
-        out.push(digits[0]);
-        if len > 1 {
-            out.push(b'.');
-            out.extend_from_slice(&digits[1..]);
-        }
-        out.push(b'e');
-        out.extend_from_slice(int_text(&mut [0u8; 20], i64::from(first)));
-    } else if first >= 0 {
-        let int = first.unsigned_abs() as usize + 1;
-        if len <= int {
-            out.extend_from_slice(digits);
-            out.resize(out.len() + int - len, b'0');
-            out.extend_from_slice(b".0");
-        } else {
-            out.extend_from_slice(&digits[..int]);
-            out.push(b'.');
-            out.extend_from_slice(&digits[int..]);
-        }
-    } else {
-        out.extend_from_slice(b"0.");
-        out.resize(out.len() + first.unsigned_abs() as usize - 1, b'0');
-        out.extend_from_slice(digits);
-    }
+    num::write_digits(out, d.negative, &buf[10 - len..], q);
 }
 
 fn special(v: f64) -> Option<&'static str> {
@@ -346,15 +319,13 @@ fn special(v: f64) -> Option<&'static str> {
 /// Python writes `1e+16`, `1e-05`) and for shortest ties (see
 /// tests/decode/float_text.rs); NaN and the infinities as JSON strings.
 pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) {
-    use std::io::Write as _;
     match special(v) {
         Some(s) => out.extend_from_slice(s.as_bytes()),
-        // `Debug` prints the shortest representation that reads back to the
-        // same value, with `.0` or an exponent: `1.0`, `-0.0`, `5e-324`; in
-        // exponent form below 1e-4 and from 1e16 on, as Python's `repr`.
-        None => {
-            let _ = write!(out, "{v:?}");
-        }
+        // The shortest representation that reads back to the same value,
+        // with `.0` or an exponent: `1.0`, `-0.0`, `5e-324`; in exponent form
+        // below 1e-4 and from 1e16 on, as Python's `repr`: what `{:?}`
+        // writes, without its formatting machinery.
+        None => num::write_finite_f64(out, v),
     }
 }
 

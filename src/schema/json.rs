@@ -12,8 +12,11 @@
 //! unknown field (left out, as protobuf's JSON leaves unknown fields out), and
 //! an unknown value of a closed (proto2) enum is an unknown field too.
 
+use std::cell::RefCell;
+
 use super::plan::{FieldKind, FieldPlan, Plan};
 use super::Schema;
+use crate::json::num::{write_i64, write_u64};
 use crate::json::{write_base64, write_f32, write_f64};
 use crate::names::write_json_string;
 use crate::wire::{DecodeError, DecodeReason, FieldReader, Value, MAX_DEPTH};
@@ -62,6 +65,7 @@ impl Schema {
         let printer = Printer {
             plan: self.plan(),
             options,
+            pool: RefCell::new(Vec::new()),
         };
         printer.message(out, 0, &[(record, base)], 0)
     }
@@ -77,19 +81,38 @@ pub(super) struct Occurrence<'a> {
 }
 
 /// What [`Printer::collect`] found: each field's occurrences, and the
-/// winning field of each oneof.
+/// winning field of each oneof. Its buffers are kept in the printer's pool
+/// and used again for the next message, so that a message costs no
+/// allocation once the pool has grown.
+#[derive(Default)]
 pub(super) struct Found<'a> {
-    pub(super) fields: Vec<Vec<Occurrence<'a>>>,
+    /// The occurrences in the order of the plan's fields, each field's in
+    /// the order read.
+    occ: Vec<Occurrence<'a>>,
+    /// Where each field's occurrences start in `occ` (one more than the
+    /// fields: the last is `occ`'s length).
+    starts: Vec<u32>,
+    /// The occurrences as read, each with its field's index.
+    read: Vec<(u32, Occurrence<'a>)>,
     pub(super) winners: Vec<Option<usize>>,
+}
+
+impl<'a> Found<'a> {
+    /// The occurrences of the field of index `i`.
+    pub(super) fn field(&self, i: usize) -> &[Occurrence<'a>] {
+        &self.occ[self.starts[i] as usize..self.starts[i + 1] as usize]
+    }
 }
 
 /// A map entry: its key as JSON text, its value's occurrences when it is a
 /// message, and its value's last occurrence otherwise.
 type MapEntry<'a> = (Vec<u8>, Vec<(&'a [u8], u64)>, Option<Occurrence<'a>>);
 
-pub(super) struct Printer<'p> {
+pub(super) struct Printer<'p, 'a> {
     pub(super) plan: &'p Plan,
     options: &'p JsonOptions,
+    /// [`Found`]s done with, to be used again.
+    pool: RefCell<Vec<Found<'a>>>,
 }
 
 /// A scalar value as decoded from the wire.
@@ -211,7 +234,7 @@ pub(super) fn unpack<'a>(
     Ok(())
 }
 
-impl Printer<'_> {
+impl<'a> Printer<'_, 'a> {
     fn key(&self, out: &mut Vec<u8>, first: &mut bool, f: &FieldPlan) {
         if !*first {
             out.push(b',');
@@ -242,7 +265,7 @@ impl Printer<'_> {
     /// occurrence each, merged in order).
     /// The occurrences of each field of message type `m` in `chain`, and the
     /// member of each oneof that came last (its field's index).
-    pub(super) fn collect<'a>(
+    pub(super) fn collect(
         &self,
         m: usize,
         chain: &[(&'a [u8], u64)],
@@ -253,7 +276,10 @@ impl Printer<'_> {
             let at = chain.first().map_or(0, |c| c.1);
             return Err(DecodeError::new(at, DecodeReason::DepthLimitExceeded));
         }
-        let mut found: Vec<Vec<Occurrence<'_>>> = vec![Vec::new(); plan.fields.len()];
+        let mut found = self.pool.borrow_mut().pop().unwrap_or_default();
+        found.read.clear();
+        found.starts.clear();
+        found.starts.resize(plan.fields.len() + 1, 0);
         let mut seq = 0u32;
         for &(bytes, base) in chain {
             for field in FieldReader::new(bytes, base, depth) {
@@ -271,18 +297,46 @@ impl Printer<'_> {
                 // too: Google's parsers refuse the message for any of them.
                 check_utf8(f.kind, field.value, field.value_offset)?;
                 seq += 1;
-                found[i].push(Occurrence {
-                    value: field.value,
-                    value_offset: field.value_offset,
-                    seq,
-                });
+                found.starts[i + 1] += 1;
+                found.read.push((
+                    i as u32,
+                    Occurrence {
+                        value: field.value,
+                        value_offset: field.value_offset,
+                        seq,
+                    },
+                ));
             }
         }
+        // Each field's occurrences together, in the order read (a counting
+        // sort by field).
+        let mut sum = 0;
+        for start in found.starts.iter_mut() {
+            sum += *start;
+            *start = sum;
+        }
+        let Found {
+            occ, starts, read, ..
+        } = &mut found;
+        occ.clear();
+        if let Some(&(_, any)) = read.first() {
+            occ.resize(read.len(), any);
+        }
+        for &(i, o) in read.iter() {
+            let at = &mut starts[i as usize];
+            occ[*at as usize] = o;
+            *at += 1;
+        }
+        // `starts[i]` has moved to the end of field i: shift back.
+        let fields = starts.len() - 1;
+        starts.copy_within(..fields, 1);
+        starts[0] = 0;
         // The member of each oneof that came last.
         let mut winners: Vec<Option<(u32, usize)>> = vec![None; plan.oneofs];
         for (i, f) in plan.fields.iter().enumerate() {
             let Some(o) = f.oneof else { continue };
-            let last = found[i]
+            let last = found
+                .field(i)
                 .iter()
                 .rev()
                 .find(|occ| self.known(f.kind, occ.value))
@@ -293,10 +347,11 @@ impl Printer<'_> {
                 }
             }
         }
-        Ok(Found {
-            fields: found,
-            winners: winners.into_iter().map(|w| w.map(|(_, i)| i)).collect(),
-        })
+        found.winners.clear();
+        found
+            .winners
+            .extend(winners.into_iter().map(|w| w.map(|(_, i)| i)));
+        Ok(found)
     }
 
     /// The message of type `m` made of the byte slices `chain` (one
@@ -305,19 +360,26 @@ impl Printer<'_> {
         &self,
         out: &mut Vec<u8>,
         m: usize,
-        chain: &[(&[u8], u64)],
+        chain: &[(&'a [u8], u64)],
         depth: u32,
     ) -> Result<(), DecodeError> {
         let plan = &self.plan.messages[m];
         let found = self.collect(m, chain, depth)?;
         if let Some(wk) = plan.well_known {
-            return self.well_known(out, wk, m, &found, chain, depth);
+            self.well_known(out, wk, m, &found, chain, depth)?;
+        } else {
+            out.push(b'{');
+            let mut first = true;
+            self.fields(out, &mut first, m, &found, depth)?;
+            out.push(b'}');
         }
-        out.push(b'{');
-        let mut first = true;
-        self.fields(out, &mut first, m, &found, depth)?;
-        out.push(b'}');
+        self.recycle(found);
         Ok(())
+    }
+
+    /// Gives `found`'s buffers back to the pool.
+    pub(super) fn recycle(&self, found: Found<'a>) {
+        self.pool.borrow_mut().push(found);
     }
 
     /// The fields of message type `m`, as members of an object already open.
@@ -326,12 +388,12 @@ impl Printer<'_> {
         out: &mut Vec<u8>,
         first: &mut bool,
         m: usize,
-        found: &Found<'_>,
+        found: &Found<'a>,
         depth: u32,
     ) -> Result<(), DecodeError> {
         let plan = &self.plan.messages[m];
         for (i, f) in plan.fields.iter().enumerate() {
-            let occ = &found.fields[i];
+            let occ = found.field(i);
             if let Some(o) = f.oneof {
                 if found.winners[o] != Some(i) {
                     continue;
@@ -344,18 +406,23 @@ impl Printer<'_> {
             } else {
                 match f.kind {
                     FieldKind::Message(sub) | FieldKind::Group(sub) => {
-                        if occ.is_empty() {
-                            continue;
+                        let part = |o: &Occurrence<'a>| match o.value {
+                            Value::Len(b) | Value::Group(b) => (b, o.value_offset),
+                            _ => (&[][..], o.value_offset),
+                        };
+                        match occ {
+                            [] => continue,
+                            // Most often one occurrence: no list to build.
+                            [o] => {
+                                self.key(out, first, f);
+                                self.message(out, sub, &[part(o)], depth + 1)?;
+                            }
+                            _ => {
+                                let parts: Vec<(&[u8], u64)> = occ.iter().map(part).collect();
+                                self.key(out, first, f);
+                                self.message(out, sub, &parts, depth + 1)?;
+                            }
                         }
-                        let parts: Vec<(&[u8], u64)> = occ
-                            .iter()
-                            .map(|o| match o.value {
-                                Value::Len(b) | Value::Group(b) => (b, o.value_offset),
-                                _ => (&[][..], o.value_offset),
-                            })
-                            .collect();
-                        self.key(out, first, f);
-                        self.message(out, sub, &parts, depth + 1)?;
                     }
                     kind => {
                         let last = occ.iter().rev().find(|o| self.known(kind, o.value));
@@ -388,11 +455,19 @@ impl Printer<'_> {
         out: &mut Vec<u8>,
         first: Option<&mut bool>,
         f: &FieldPlan,
-        occ: &[Occurrence<'_>],
+        occ: &[Occurrence<'a>],
         depth: u32,
     ) -> Result<(), DecodeError> {
+        // Printed straight into `out`, taken back when the field turns out
+        // empty and is left out.
+        let start = out.len();
+        let was_first = first.as_deref().copied();
+        let mut first = first;
+        if let Some(first) = first.as_deref_mut() {
+            self.key(out, first, f);
+        }
+        out.push(b'[');
         let mut n = 0usize;
-        let mut body = Vec::new();
         let mut failed = None;
         for o in occ {
             match (f.kind, o.value) {
@@ -401,10 +476,10 @@ impl Printer<'_> {
                     Value::Len(b) | Value::Group(b),
                 ) => {
                     if n > 0 {
-                        body.push(b',');
+                        out.push(b',');
                     }
                     n += 1;
-                    self.message(&mut body, sub, &[(b, o.value_offset)], depth + 1)?;
+                    self.message(out, sub, &[(b, o.value_offset)], depth + 1)?;
                 }
                 (kind, Value::Len(run)) if kind.packable() => {
                     unpack(kind, run, o.value_offset, |v| {
@@ -412,12 +487,10 @@ impl Printer<'_> {
                             return;
                         }
                         if n > 0 {
-                            body.push(b',');
+                            out.push(b',');
                         }
                         n += 1;
-                        if let Err(e) =
-                            self.scalar(&mut body, kind, scalar(kind, v), o.value_offset)
-                        {
+                        if let Err(e) = self.scalar(out, kind, scalar(kind, v), o.value_offset) {
                             failed = Some(e);
                         }
                     })?;
@@ -427,24 +500,23 @@ impl Printer<'_> {
                         continue;
                     }
                     if n > 0 {
-                        body.push(b',');
+                        out.push(b',');
                     }
                     n += 1;
-                    self.scalar(&mut body, kind, scalar(kind, v), o.value_offset)?;
+                    self.scalar(out, kind, scalar(kind, v), o.value_offset)?;
                 }
             }
         }
         if let Some(e) = failed {
             return Err(e);
         }
-        if n == 0 && !self.options.defaults && first.is_some() {
-            return Ok(());
+        if n == 0 && !self.options.defaults {
+            if let (Some(first), Some(was)) = (first, was_first) {
+                out.truncate(start);
+                *first = was;
+                return Ok(());
+            }
         }
-        if let Some(first) = first {
-            self.key(out, first, f);
-        }
-        out.push(b'[');
-        out.extend_from_slice(&body);
         out.push(b']');
         Ok(())
     }
@@ -456,7 +528,7 @@ impl Printer<'_> {
         out: &mut Vec<u8>,
         first: Option<&mut bool>,
         f: &FieldPlan,
-        occ: &[Occurrence<'_>],
+        occ: &[Occurrence<'a>],
         depth: u32,
     ) -> Result<(), DecodeError> {
         let (FieldKind::Message(entry) | FieldKind::Group(entry)) = f.kind else {
@@ -562,26 +634,23 @@ impl Printer<'_> {
         v: Scalar<'_>,
         offset: u64,
     ) -> Result<(), DecodeError> {
-        use std::io::Write as _;
         match (kind, v) {
             (FieldKind::Enum(e), _) if self.plan.enums[e].null => out.extend_from_slice(b"null"),
             (FieldKind::Enum(e), Scalar::I32(n)) => match self.plan.enums[e].name(n) {
                 Some(name) => write_json_string(out, name.as_bytes()),
-                None => {
-                    let _ = write!(out, "{n}");
-                }
+                None => write_i64(out, i64::from(n)),
             },
-            (_, Scalar::I32(n)) => {
-                let _ = write!(out, "{n}");
-            }
-            (_, Scalar::U32(n)) => {
-                let _ = write!(out, "{n}");
-            }
+            (_, Scalar::I32(n)) => write_i64(out, i64::from(n)),
+            (_, Scalar::U32(n)) => write_u64(out, u64::from(n)),
             (_, Scalar::I64(n)) => {
-                let _ = write!(out, "\"{n}\"");
+                out.push(b'"');
+                write_i64(out, n);
+                out.push(b'"');
             }
             (_, Scalar::U64(n)) => {
-                let _ = write!(out, "\"{n}\"");
+                out.push(b'"');
+                write_u64(out, n);
+                out.push(b'"');
             }
             (_, Scalar::F32(x)) => write_f32(out, x),
             (_, Scalar::F64(x)) => write_f64(out, x),

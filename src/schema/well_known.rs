@@ -8,14 +8,15 @@ use super::plan::{FieldKind, WellKnown};
 use crate::names::write_json_string;
 use crate::wire::{DecodeError, DecodeReason, Value};
 
-impl Printer<'_> {
+impl<'a> Printer<'_, 'a> {
     /// The last occurrence of field `number` of message `m` in `found`, as
     /// a scalar (`None` where it does not occur).
-    fn last<'a>(&self, m: usize, found: &Found<'a>, number: u32) -> Option<(Scalar<'a>, u64)> {
+    fn last(&self, m: usize, found: &Found<'a>, number: u32) -> Option<(Scalar<'a>, u64)> {
         let plan = &self.plan.messages[m];
         let i = plan.field(number)?;
         let kind = plan.fields[i].kind;
-        found.fields[i]
+        found
+            .field(i)
             .iter()
             .rev()
             .find(|o| self.known(kind, o.value))
@@ -28,8 +29,8 @@ impl Printer<'_> {
         out: &mut Vec<u8>,
         wk: WellKnown,
         m: usize,
-        found: &Found<'_>,
-        chain: &[(&[u8], u64)],
+        found: &Found<'a>,
+        chain: &[(&'a [u8], u64)],
         depth: u32,
     ) -> Result<(), DecodeError> {
         use std::io::Write as _;
@@ -98,11 +99,11 @@ impl Printer<'_> {
                 }
             }
             WellKnown::Struct => match plan.field(1) {
-                Some(i) => self.map(out, None, &plan.fields[i], &found.fields[i], depth)?,
+                Some(i) => self.map(out, None, &plan.fields[i], found.field(i), depth)?,
                 None => out.extend_from_slice(b"{}"),
             },
             WellKnown::ListValue => match plan.field(1) {
-                Some(i) => self.repeated(out, None, &plan.fields[i], &found.fields[i], depth)?,
+                Some(i) => self.repeated(out, None, &plan.fields[i], found.field(i), depth)?,
                 None => out.extend_from_slice(b"[]"),
             },
             WellKnown::Value => {
@@ -116,7 +117,7 @@ impl Printer<'_> {
                     return Ok(());
                 };
                 let f = &plan.fields[i];
-                let occ = &found.fields[i];
+                let occ = found.field(i);
                 match f.kind {
                     FieldKind::Message(sub) => {
                         let parts: Vec<(&[u8], u64)> = occ
@@ -148,7 +149,7 @@ impl Printer<'_> {
                 // may hold any character but upper-case letters).
                 let mut joined = Vec::new();
                 if let Some(i) = plan.field(1) {
-                    for (n, o) in found.fields[i].iter().enumerate() {
+                    for (n, o) in found.field(i).iter().enumerate() {
                         // (Not UTF-8: refused in `collect`, a proto3 string.)
                         let Value::Len(path) = o.value else { continue };
                         if n > 0 {
@@ -167,7 +168,7 @@ impl Printer<'_> {
                     _ => b"",
                 };
                 let value = plan.field(2).and_then(|i| {
-                    found.fields[i].last().map(|o| match o.value {
+                    found.field(i).last().map(|o| match o.value {
                         Value::Len(b) => (b, o.value_offset),
                         _ => (&[][..], o.value_offset),
                     })
@@ -194,6 +195,7 @@ impl Printer<'_> {
                     let mut first = false;
                     self.fields(out, &mut first, inner, &sub, depth + 1)?;
                 }
+                self.recycle(sub);
                 out.push(b'}');
             }
         }
