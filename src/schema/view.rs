@@ -462,6 +462,9 @@ fn check_slice(
     // length-delimited field or a group has anything more to check.
     let mut r = ByteReader::new(bytes, base);
     while !r.is_empty() {
+        if r.skip_short_scalar() {
+            continue;
+        }
         let field = r.field(depth)?;
         if let Value::Len(_) | Value::Group(_) = field.value {
             check_field(plan, m, &field, depth)?;
