@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::plan::{FieldDefault, FieldKind, FieldPlan, Plan};
-use super::view::{Deep, MessageRef, RawFields, Src};
+use super::plan::{FieldDefault, FieldKind, FieldPlan, MessagePlan, Plan};
+use super::view::{Deep, MergeKey, MessageRef, RawFields, Src};
 use crate::wire::{DecodeError, DecodeReason, Value};
 
 /// A field's type, as declared.
@@ -210,9 +210,11 @@ impl<'a> FieldRef<'a> {
     /// unknown number.
     fn value(&self, value: Value<'a>, offset: u64) -> Result<Option<ValueRef<'a>>, DecodeError> {
         match (self.plan().kind, value) {
-            (FieldKind::Message(m), Value::Len(b)) | (FieldKind::Group(m), Value::Group(b)) => Ok(
-                Some(ValueRef::Message(self.msg.child(m, Src::One(b, offset)))),
-            ),
+            (FieldKind::Message(m), Value::Len(b)) | (FieldKind::Group(m), Value::Group(b)) => {
+                Ok(Some(ValueRef::Message(
+                    self.msg.child(m, Src::Bytes(b, offset, None)),
+                )))
+            }
             (kind, value) => scalar_of(self.msg.plan, kind, value, offset),
         }
     }
@@ -276,22 +278,25 @@ impl<'a> FieldRef<'a> {
         match f.kind {
             FieldKind::Message(m) | FieldKind::Group(m) if count > 1 => {
                 let group = matches!(f.kind, FieldKind::Group(_));
-                let src = match &self.msg.src {
-                    Src::One(parent, base) => Src::Merged {
+                let deep = |parent| {
+                    Src::Deep(Arc::new(Deep {
                         parent,
-                        base: *base,
                         depth: self.msg.depth,
                         number,
                         group,
                         after: reset_at,
-                    },
-                    other => Src::Deep(Arc::new(Deep {
-                        parent: other.clone(),
-                        depth: self.msg.depth,
-                        number,
-                        group,
-                        after: reset_at,
-                    })),
+                    }))
+                };
+                let src = match &self.msg.src {
+                    Src::Bytes(parent, base, None) => {
+                        // `reset_at` is past `base` when it is not 0.
+                        let after = reset_at.saturating_sub(*base);
+                        match MergeKey::new(number, group, after) {
+                            Some(key) => Src::Bytes(parent, *base, Some(key)),
+                            None => deep(self.msg.src.clone()),
+                        }
+                    }
+                    other => deep(other.clone()),
                 };
                 Ok(Some(ValueRef::Message(self.msg.child(m, src))))
             }
@@ -313,7 +318,7 @@ impl<'a> FieldRef<'a> {
         let plan = self.msg.plan;
         Ok(Some(match (&f.default, f.kind) {
             (_, FieldKind::Message(m) | FieldKind::Group(m)) => {
-                ValueRef::Message(self.msg.child(m, Src::One(&[], self.msg.offset())))
+                ValueRef::Message(self.msg.child(m, Src::Bytes(&[], self.msg.offset(), None)))
             }
             (FieldDefault::Enum(n), FieldKind::Enum(e)) => {
                 ValueRef::Enum(*n, plan.enums[e].name(*n))
@@ -406,6 +411,7 @@ impl<'a> FieldRef<'a> {
 /// The scalar (not message) value of kind `kind` that the wire value
 /// `value` holds, as the parser keeps it: `None` where the wire type does not
 /// match and for a closed enum's unknown number.
+#[inline]
 pub(crate) fn scalar_of<'a>(
     plan: &'a Plan,
     kind: FieldKind,
@@ -511,6 +517,7 @@ impl<'a> Iterator for Values<'a> {
 }
 
 /// The first element of a packed run of kind `kind` and the bytes it took.
+#[inline]
 pub(crate) fn next_packed(
     kind: FieldKind,
     run: &[u8],
@@ -607,19 +614,51 @@ impl<'a> Iterator for Entries<'a> {
 /// Every value of the known fields of a message in wire order, in one pass
 /// ([`MessageRef::wire_values`]).
 pub struct WireValues<'a> {
-    msg: MessageRef<'a>,
+    plan: &'a Plan,
+    /// The message's type.
+    m: &'a MessagePlan,
+    /// The depth of the message's own messages.
+    depth: u32,
     raw: RawFields<'a>,
     /// A packed run being read: its field, kind, rest and offset.
     run: Option<(u32, FieldKind, &'a [u8], u64)>,
 }
 
 impl<'a> WireValues<'a> {
-    pub(super) fn new(msg: MessageRef<'a>) -> WireValues<'a> {
+    #[inline]
+    pub(super) fn new(msg: &MessageRef<'a>) -> WireValues<'a> {
         WireValues {
+            plan: msg.plan,
+            m: msg.plan(),
+            depth: msg.depth + 1,
             raw: msg.raw_fields(),
-            msg,
             run: None,
         }
+    }
+
+    /// The next value of the packed run being read, if any is left.
+    #[inline]
+    fn next_in_run(&mut self) -> Option<Result<(u32, ValueRef<'a>), DecodeError>> {
+        while let Some((number, kind, rest, offset)) = self.run {
+            if rest.is_empty() {
+                self.run = None;
+                break;
+            }
+            let (value, n) = match next_packed(kind, rest, offset) {
+                Ok(x) => x,
+                Err(e) => {
+                    self.run = None;
+                    return Some(Err(e));
+                }
+            };
+            self.run = Some((number, kind, &rest[n..], offset));
+            match scalar_of(self.plan, kind, value, offset) {
+                Ok(Some(v)) => return Some(Ok((number, v))),
+                Ok(None) => continue,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        None
     }
 }
 
@@ -627,47 +666,41 @@ impl<'a> Iterator for WireValues<'a> {
     /// The field number and the value.
     type Item = Result<(u32, ValueRef<'a>), DecodeError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let plan = self.msg.plan;
         loop {
-            if let Some((number, kind, rest, offset)) = self.run {
-                if rest.is_empty() {
-                    self.run = None;
-                    continue;
-                }
-                let (value, n) = match next_packed(kind, rest, offset) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        self.run = None;
-                        return Some(Err(e));
-                    }
-                };
-                self.run = Some((number, kind, &rest[n..], offset));
-                match scalar_of(plan, kind, value, offset) {
-                    Ok(Some(v)) => return Some(Ok((number, v))),
-                    Ok(None) => continue,
-                    Err(e) => return Some(Err(e)),
+            if self.run.is_some() {
+                if let Some(v) = self.next_in_run() {
+                    return Some(v);
                 }
             }
             let field = match self.raw.next()? {
                 Ok(f) => f,
                 Err(e) => return Some(Err(e)),
             };
-            let m = self.msg.plan();
-            let Some(i) = m.field(field.number) else {
+            let Some(i) = self.m.field(field.number) else {
                 continue;
             };
-            let f = &m.fields[i];
+            let f = &self.m.fields[i];
             let value = match (f.kind, field.value) {
                 (FieldKind::Message(sub), Value::Len(b))
-                | (FieldKind::Group(sub), Value::Group(b)) => Ok(Some(ValueRef::Message(
-                    self.msg.child(sub, Src::One(b, field.value_offset)),
-                ))),
+                | (FieldKind::Group(sub), Value::Group(b)) => {
+                    return Some(Ok((
+                        field.number,
+                        ValueRef::Message(MessageRef::at(
+                            self.plan,
+                            sub,
+                            b,
+                            field.value_offset,
+                            self.depth,
+                        )),
+                    )));
+                }
                 (kind, Value::Len(run)) if f.repeated && kind.packable() => {
                     self.run = Some((field.number, kind, run, field.value_offset));
                     continue;
                 }
-                (kind, value) => scalar_of(plan, kind, value, field.value_offset),
+                (kind, value) => scalar_of(self.plan, kind, value, field.value_offset),
             };
             match value {
                 Ok(Some(v)) => return Some(Ok((field.number, v))),

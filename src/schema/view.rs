@@ -25,32 +25,62 @@
 //! - a proto3 `string` must be UTF-8 (a proto2 one is left as it is);
 //! - messages and groups nest at most 100 deep.
 
+use std::num::NonZeroU64;
 use std::sync::Arc;
 
 use super::field::{unpack, FieldRef, WireValues};
 use super::plan::{FieldKind, MessagePlan, Plan};
 use super::Schema;
-use crate::wire::{DecodeError, DecodeReason, Field, FieldReader, Value, MAX_DEPTH};
+use crate::wire::{ByteReader, DecodeError, DecodeReason, Field, FieldReader, Value, MAX_DEPTH};
 
-/// Where a message's bytes are: one slice, or the occurrences of a field.
+/// Where a message's bytes are: one slice (always, but for a singular
+/// message field that occurs more than once), or the occurrences of a field.
+/// Four words, so that a view of a message, and a value that holds one, stay
+/// small enough to move about cheaply.
 #[derive(Clone, Debug)]
 pub(super) enum Src<'a> {
-    One(&'a [u8], u64),
-    /// The occurrences of field `number` (a message, or a group when
-    /// `group`) in the slice `parent` (nested at `depth`) whose tags are at
-    /// `after` or later: merged, in order.
-    Merged {
-        parent: &'a [u8],
-        base: u64,
-        depth: u32,
-        number: u32,
-        group: bool,
-        after: u64,
-    },
-    /// The same within a parent that is itself merged.
+    /// The slice `bytes` at absolute offset `base`: the message itself, or
+    /// with a [`MergeKey`] the message (nested one deeper than the slice)
+    /// whose occurrences it holds.
+    Bytes(&'a [u8], u64, Option<MergeKey>),
+    /// The occurrences of a field within a message that is itself merged
+    /// (or in a slice too long for a [`MergeKey`]): in a shared box.
     Deep(Arc<Deep<'a>>),
 }
 
+/// Which occurrences of a field in a slice make a merged message: field
+/// `number` (a message, or a group when `group`), whose tags are `after`
+/// bytes past the slice's start or later. Packed in a word: the number in
+/// bits 0..29, `group` in bit 29, `after` in bits 32..64 (never zero: a
+/// field number is not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MergeKey(NonZeroU64);
+
+impl MergeKey {
+    /// The key, when `after` (relative to the slice) fits.
+    pub(super) fn new(number: u32, group: bool, after: u64) -> Option<MergeKey> {
+        let after = u32::try_from(after).ok()?;
+        let word =
+            u64::from(number & 0x1fff_ffff) | u64::from(group) << 29 | u64::from(after) << 32;
+        NonZeroU64::new(word).map(MergeKey)
+    }
+
+    fn number(self) -> u32 {
+        (self.0.get() & 0x1fff_ffff) as u32
+    }
+
+    fn group(self) -> bool {
+        self.0.get() >> 29 & 1 == 1
+    }
+
+    fn after(self) -> u64 {
+        self.0.get() >> 32
+    }
+}
+
+/// The occurrences of field `number` (a message, or a group when `group`)
+/// in the message `parent` (nested at `depth`) whose tags are at absolute
+/// offset `after` or later: merged, in order.
 #[derive(Debug)]
 pub(super) struct Deep<'a> {
     pub(super) parent: Src<'a>,
@@ -77,24 +107,23 @@ enum Outer<'a> {
 }
 
 impl<'a> Parts<'a> {
-    fn of(src: &Src<'a>) -> Parts<'a> {
+    /// The parts of `src`, a message nested at `depth`.
+    fn of(src: &Src<'a>, depth: u32) -> Parts<'a> {
         match src {
-            Src::One(b, base) => Parts::One(Some((b, *base))),
-            Src::Merged {
-                parent,
-                base,
-                depth,
-                number,
-                group,
-                after,
-            } => Parts::Scan {
-                outer: Outer::Reader(FieldReader::new(parent, *base, *depth)),
-                number: *number,
-                group: *group,
-                after: *after,
+            Src::Bytes(b, base, None) => Parts::One(Some((b, *base))),
+            Src::Bytes(parent, base, Some(key)) => Parts::Scan {
+                outer: Outer::Reader(FieldReader::new(parent, *base, depth.saturating_sub(1))),
+                number: key.number(),
+                group: key.group(),
+                after: base + key.after(),
             },
             Src::Deep(d) => Parts::Scan {
-                outer: Outer::Nested(Box::new(RawFields::new(&d.parent, d.depth))),
+                outer: match &d.parent {
+                    Src::Bytes(parent, base, None) => {
+                        Outer::Reader(FieldReader::new(parent, *base, d.depth))
+                    }
+                    parent => Outer::Nested(Box::new(RawFields::new(parent, d.depth))),
+                },
                 number: d.number,
                 group: d.group,
                 after: d.after,
@@ -143,9 +172,10 @@ pub struct RawFields<'a> {
 }
 
 impl<'a> RawFields<'a> {
+    #[inline]
     fn new(src: &Src<'a>, depth: u32) -> RawFields<'a> {
         // One slice (the usual case): read at once, no parts to go through.
-        if let Src::One(bytes, base) = src {
+        if let Src::Bytes(bytes, base, None) = src {
             return RawFields {
                 parts: Parts::One(None),
                 current: Some(FieldReader::new(bytes, *base, depth)),
@@ -154,7 +184,7 @@ impl<'a> RawFields<'a> {
             };
         }
         RawFields {
-            parts: Parts::of(src),
+            parts: Parts::of(src, depth),
             current: None,
             depth,
             failed: false,
@@ -162,13 +192,9 @@ impl<'a> RawFields<'a> {
     }
 }
 
-impl<'a> Iterator for RawFields<'a> {
-    type Item = Result<Field<'a>, DecodeError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
+impl<'a> RawFields<'a> {
+    /// The next field once the current slice is done: from the next one.
+    fn next_part(&mut self) -> Option<Result<Field<'a>, DecodeError>> {
         loop {
             if let Some(r) = &mut self.current {
                 match r.next() {
@@ -188,6 +214,28 @@ impl<'a> Iterator for RawFields<'a> {
                 }
             }
         }
+    }
+}
+
+impl<'a> Iterator for RawFields<'a> {
+    type Item = Result<Field<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        // The current slice's next field (the usual case), read inline.
+        if let Some(r) = &mut self.current {
+            if !r.is_done() {
+                let f = r.next();
+                if let Some(Err(_)) = f {
+                    self.failed = true;
+                }
+                return f;
+            }
+        }
+        self.next_part()
     }
 }
 
@@ -218,8 +266,9 @@ impl<'a> Iterator for RawFields<'a> {
 #[derive(Clone)]
 pub struct MessageRef<'a> {
     pub(super) plan: &'a Plan,
-    msg: usize,
     pub(super) src: Src<'a>,
+    /// The message type: its index in the plan.
+    msg: u32,
     pub(super) depth: u32,
 }
 
@@ -238,7 +287,7 @@ impl PartialEq for MessageRef<'_> {
         std::ptr::eq(self.plan, other.plan)
             && self.msg == other.msg
             && match (&self.src, &other.src) {
-                (Src::One(a, x), Src::One(b, y)) => a == b && x == y,
+                (Src::Bytes(a, x, None), Src::Bytes(b, y, None)) => a == b && x == y,
                 _ => false,
             }
     }
@@ -251,7 +300,7 @@ impl<'a> MessageRef<'a> {
         MessageRef {
             plan: schema.plan(),
             msg: 0,
-            src: Src::One(record, base),
+            src: Src::Bytes(record, base, None),
             depth: 0,
         }
     }
@@ -267,8 +316,9 @@ impl<'a> MessageRef<'a> {
         Ok(view)
     }
 
+    #[inline]
     pub(super) fn plan(&self) -> &'a MessagePlan {
-        &self.plan.messages[self.msg]
+        &self.plan.messages[self.msg as usize]
     }
 
     /// Checks the whole message as Google's parser would before accepting
@@ -281,19 +331,39 @@ impl<'a> MessageRef<'a> {
                 DecodeReason::DepthLimitExceeded,
             ));
         }
-        if let Src::One(bytes, base) = self.src {
-            return check_slice(self.plan, self.msg, bytes, base, self.depth);
+        if let Src::Bytes(bytes, base, None) = self.src {
+            return check_slice(self.plan, self.msg as usize, bytes, base, self.depth);
         }
+        let m = self.plan();
         for field in self.raw_fields() {
-            check_field(self.plan, self.msg, &field?, self.depth)?;
+            check_field(self.plan, m, &field?, self.depth)?;
         }
         Ok(())
     }
 
+    /// A view of message type `msg` in `bytes` at absolute offset `base`,
+    /// nested at `depth`.
+    #[inline]
+    pub(super) fn at(
+        plan: &'a Plan,
+        msg: usize,
+        bytes: &'a [u8],
+        base: u64,
+        depth: u32,
+    ) -> MessageRef<'a> {
+        MessageRef {
+            plan,
+            src: Src::Bytes(bytes, base, None),
+            msg: msg as u32,
+            depth,
+        }
+    }
+
+    #[inline]
     pub(super) fn child(&self, msg: usize, src: Src<'a>) -> MessageRef<'a> {
         MessageRef {
             plan: self.plan,
-            msg,
+            msg: msg as u32,
             src,
             depth: self.depth + 1,
         }
@@ -303,10 +373,9 @@ impl<'a> MessageRef<'a> {
     /// occurrence's, for a merged one).
     pub fn offset(&self) -> u64 {
         match &self.src {
-            Src::One(_, base) => *base,
-            Src::Merged { base, .. } => *base,
+            Src::Bytes(_, base, _) => *base,
             Src::Deep(d) => match &d.parent {
-                Src::One(_, base) | Src::Merged { base, .. } => *base,
+                Src::Bytes(_, base, _) => *base,
                 Src::Deep(_) => 0,
             },
         }
@@ -321,7 +390,7 @@ impl<'a> MessageRef<'a> {
     /// singular message field that occurs more than once).
     pub fn bytes(&self) -> Option<&'a [u8]> {
         match self.src {
-            Src::One(b, _) => Some(b),
+            Src::Bytes(b, _, None) => Some(b),
             _ => None,
         }
     }
@@ -357,10 +426,11 @@ impl<'a> MessageRef<'a> {
     /// everything; [`field`](Self::field) and [`FieldRef::values`] apply
     /// the rules.
     pub fn wire_values(&self) -> WireValues<'a> {
-        WireValues::new(self.clone())
+        WireValues::new(self)
     }
 
     /// Every field on the wire, known or not, in wire order.
+    #[inline]
     pub fn raw_fields(&self) -> RawFields<'a> {
         RawFields::new(&self.src, self.depth)
     }
@@ -372,7 +442,7 @@ impl<'a> MessageRef<'a> {
     pub fn unknown_fields(&self) -> UnknownFields<'a> {
         UnknownFields {
             plan: self.plan,
-            msg: self.msg,
+            msg: self.msg as usize,
             raw: self.raw_fields(),
             run: None,
         }
@@ -391,18 +461,32 @@ fn check_slice(
     if depth > MAX_DEPTH {
         return Err(DecodeError::new(base, DecodeReason::DepthLimitExceeded));
     }
-    for field in FieldReader::new(bytes, base, depth) {
-        check_field(plan, msg, &field?, depth)?;
+    let m = &plan.messages[msg];
+    // The fields as `FieldReader` reads them, without its state: only a
+    // length-delimited field or a group has anything more to check.
+    let mut r = ByteReader::new(bytes, base);
+    while !r.is_empty() {
+        if r.skip_short_scalar() {
+            continue;
+        }
+        let field = r.field(depth)?;
+        if let Value::Len(_) | Value::Group(_) = field.value {
+            check_field(plan, m, &field, depth)?;
+        }
     }
     Ok(())
 }
 
-/// Checks one field of message type `msg` (nested at `depth`) as the parser
+/// Checks one field of message type `m` (nested at `depth`) as the parser
 /// would: a known message or group whole, a proto3 string's UTF-8, a packed
 /// run's values.
 #[inline]
-fn check_field(plan: &Plan, msg: usize, field: &Field<'_>, depth: u32) -> Result<(), DecodeError> {
-    let m = &plan.messages[msg];
+fn check_field(
+    plan: &Plan,
+    m: &MessagePlan,
+    field: &Field<'_>,
+    depth: u32,
+) -> Result<(), DecodeError> {
     let Some(i) = m.field(field.number) else {
         return Ok(());
     };

@@ -183,6 +183,29 @@ impl<'a> ByteReader<'a> {
         DecodeError::new(self.base + at as u64, reason)
     }
 
+    /// Skips one field whose tag is one byte and whose value is a one-byte
+    /// varint or a fixed-width value, all there: whether it did (else
+    /// nothing is read, and [`field`](Self::field) reads what is there).
+    /// The fields most messages are made of, passed over by a check.
+    #[inline(always)]
+    pub(crate) fn skip_short_scalar(&mut self) -> bool {
+        let rest = &self.buf[self.pos..];
+        let Some(&t) = rest.first() else {
+            return false;
+        };
+        if !(8..0x80).contains(&t) {
+            return false;
+        }
+        let n = match (t & 7, rest.get(1)) {
+            (0, Some(&v)) if v < 0x80 => 2,
+            (1, _) if rest.len() >= 9 => 9,
+            (5, _) if rest.len() >= 5 => 5,
+            _ => return false,
+        };
+        self.pos += n;
+        true
+    }
+
     /// Reads a varint of at most 10 bytes; bits past the 64th are dropped.
     #[inline(always)]
     pub fn varint(&mut self) -> Result<u64, DecodeError> {
