@@ -14,6 +14,7 @@ use recordwire::DecodeError;
 
 use crate::buffers::RecordBuffer;
 use crate::errors::{guard, to_py};
+use crate::record::Fail;
 
 /// What `Schema.__reduce__` gives: `from_descriptor_set` and its arguments.
 type Reduced<'py> = (Bound<'py, PyAny>, (Bound<'py, PyBytes>, String));
@@ -212,29 +213,6 @@ pub fn record_dict<'py>(
         Fail::Decode(e) => to_py(&record.context(e)),
         Fail::Py(e) => e,
     })
-}
-
-pub enum Fail {
-    Decode(DecodeError),
-    Py(PyErr),
-}
-
-impl From<DecodeError> for Fail {
-    fn from(e: DecodeError) -> Self {
-        Fail::Decode(e)
-    }
-}
-
-impl From<PyErr> for Fail {
-    fn from(e: PyErr) -> Self {
-        Fail::Py(e)
-    }
-}
-
-impl From<std::convert::Infallible> for Fail {
-    fn from(e: std::convert::Infallible) -> Self {
-        match e {}
-    }
 }
 
 /// The set fields of `m` (as `MessageToDict` picks them) by name.

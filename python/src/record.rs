@@ -59,7 +59,8 @@ pub fn to_dict<'py>(
     Ok(dict)
 }
 
-enum Fail {
+/// What stops converting a record: its decoding, or Python.
+pub(crate) enum Fail {
     Decode(DecodeError),
     Py(PyErr),
 }
@@ -73,6 +74,12 @@ impl From<DecodeError> for Fail {
 impl From<PyErr> for Fail {
     fn from(e: PyErr) -> Self {
         Fail::Py(e)
+    }
+}
+
+impl From<std::convert::Infallible> for Fail {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
     }
 }
 

@@ -144,25 +144,6 @@ const POW5: [u128; 56] = {
     t
 };
 
-/// The decimal digits of `v` (with a `-` if negative), at the end of `buf`.
-fn int_text(buf: &mut [u8; 20], v: i64) -> &[u8] {
-    let mut i = buf.len();
-    let mut u = v.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (u % 10) as u8;
-        u /= 10;
-        if u == 0 {
-            break;
-        }
-    }
-    if v < 0 {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    &buf[i..]
-}
-
 /// `x` (finite, not negative) rounded to `digits` significant digits from its
 /// exact value, ties to even: `(n, q)` for `n × 10^q`, `n` of `digits` digits
 /// (or `10^digits` when rounding carried over). Computed in 128-bit integers,
@@ -266,12 +247,12 @@ fn nearest_double(n: u32, q: i32) -> Option<f64> {
     // "{n}e{q}", written without the formatting machinery.
     let mut text = [0u8; 32];
     let mut int = [0u8; 20];
-    let n = int_text(&mut int, i64::from(n));
+    let n = num::signed_digits(&mut int, i64::from(n));
     text[..n.len()].copy_from_slice(n);
     let mut len = n.len();
     text[len] = b'e';
     len += 1;
-    let q = int_text(&mut int, i64::from(q));
+    let q = num::signed_digits(&mut int, i64::from(q));
     text[len..len + q.len()].copy_from_slice(q);
     len += q.len();
     std::str::from_utf8(&text[..len]).ok()?.parse().ok()

@@ -3,8 +3,9 @@
 //! its time: integers from a stack buffer, doubles from `ryu`'s shortest
 //! digits laid out as Rust's `{:?}` lays them out.
 
-/// The decimal digits of `u`, at the end of `buf`.
-fn digits(buf: &mut [u8; 20], mut u: u64) -> &[u8] {
+/// Writes the decimal digits of `u` at the end of `buf`; returns where they
+/// start.
+fn digits_at(buf: &mut [u8; 20], mut u: u64) -> usize {
     let mut i = buf.len();
     loop {
         i -= 1;
@@ -14,20 +15,29 @@ fn digits(buf: &mut [u8; 20], mut u: u64) -> &[u8] {
             break;
         }
     }
+    i
+}
+
+/// The decimal digits of `v` (with a `-` if negative), at the end of `buf`.
+pub(crate) fn signed_digits(buf: &mut [u8; 20], v: i64) -> &[u8] {
+    let mut i = digits_at(buf, v.unsigned_abs());
+    if v < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
     &buf[i..]
 }
 
 /// Appends `v` in decimal, as `{}` writes it.
 pub(crate) fn write_u64(out: &mut Vec<u8>, v: u64) {
-    out.extend_from_slice(digits(&mut [0u8; 20], v));
+    let mut buf = [0u8; 20];
+    let i = digits_at(&mut buf, v);
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// Appends `v` in decimal, as `{}` writes it.
 pub(crate) fn write_i64(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    write_u64(out, v.unsigned_abs());
+    out.extend_from_slice(signed_digits(&mut [0u8; 20], v));
 }
 
 /// Appends the decimal `digits × 10^q` (`digits` without leading or trailing

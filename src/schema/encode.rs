@@ -334,7 +334,7 @@ impl Encoder<'_> {
     }
 
     fn is_null_enum(&self, e: usize) -> bool {
-        self.plan.enums[e].name == "google.protobuf.NullValue"
+        self.plan.enums[e].null
     }
 
     /// A repeated field (not a map) from the array `v`.

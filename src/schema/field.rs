@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::plan::{FieldDefault, FieldKind, FieldPlan, MessagePlan, Plan};
+use super::plan::{zigzag32, zigzag64, FieldDefault, FieldKind, FieldPlan, MessagePlan, Plan};
 use super::view::{Deep, MergeKey, MessageRef, RawFields, Src};
 use crate::wire::{DecodeError, DecodeReason, Value};
 
@@ -221,9 +221,7 @@ impl<'a> FieldRef<'a> {
 
     /// Whether the wire value `value` is an occurrence of this field.
     fn matches(&self, value: &Value<'_>) -> bool {
-        let f = self.plan();
-        let wire = value.wire_type() as u8;
-        wire == f.kind.wire_type() || (f.repeated && f.kind.packable() && wire == 2)
+        self.plan().accepts(value)
     }
 
     /// A singular field's value if it is set on the wire: the last
@@ -431,13 +429,8 @@ pub(crate) fn scalar_of<'a>(
         (FieldKind::Int64, Value::Varint(v)) => ValueRef::Int64(v as i64),
         (FieldKind::Uint32, Value::Varint(v)) => ValueRef::Uint32(v as u32),
         (FieldKind::Uint64, Value::Varint(v)) => ValueRef::Uint64(v),
-        (FieldKind::Sint32, Value::Varint(v)) => {
-            let v = v as u32;
-            ValueRef::Int32(((v >> 1) as i32) ^ -((v & 1) as i32))
-        }
-        (FieldKind::Sint64, Value::Varint(v)) => {
-            ValueRef::Int64(((v >> 1) as i64) ^ -((v & 1) as i64))
-        }
+        (FieldKind::Sint32, Value::Varint(v)) => ValueRef::Int32(zigzag32(v as u32)),
+        (FieldKind::Sint64, Value::Varint(v)) => ValueRef::Int64(zigzag64(v)),
         (FieldKind::Bool, Value::Varint(v)) => ValueRef::Bool(v != 0),
         (FieldKind::Fixed32, Value::Fixed32(v)) => ValueRef::Uint32(v),
         (FieldKind::Sfixed32, Value::Fixed32(v)) => ValueRef::Int32(v as i32),

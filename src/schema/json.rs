@@ -14,7 +14,7 @@
 
 use std::cell::RefCell;
 
-use super::plan::{FieldKind, FieldPlan, Plan};
+use super::plan::{zigzag32, zigzag64, FieldKind, FieldPlan, Plan};
 use super::Schema;
 use crate::json::num::{write_i64, write_u64};
 use crate::json::{write_base64, write_f32, write_f64};
@@ -144,14 +144,6 @@ impl Scalar<'_> {
             Scalar::Str(s) | Scalar::Bytes(s) => s.is_empty(),
         }
     }
-}
-
-fn zigzag32(v: u32) -> i32 {
-    ((v >> 1) as i32) ^ -((v & 1) as i32)
-}
-
-fn zigzag64(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 /// The scalar of kind `kind` that the wire value `value` holds (its wire type
@@ -288,9 +280,7 @@ impl<'a> Printer<'_, 'a> {
                     continue;
                 };
                 let f = &plan.fields[i];
-                let wire = field.value.wire_type() as u8;
-                let packed = f.repeated && f.kind.packable() && wire == 2;
-                if wire != f.kind.wire_type() && !packed {
+                if !f.accepts(&field.value) {
                     continue;
                 }
                 // Every occurrence of a proto3 string, the overridden ones

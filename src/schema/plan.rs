@@ -78,6 +78,27 @@ pub(crate) struct FieldPlan {
     pub(crate) packed: bool,
 }
 
+/// A `sint32`'s value from its varint's low 32 bits (ZigZag).
+pub(crate) fn zigzag32(v: u32) -> i32 {
+    ((v >> 1) as i32) ^ -((v & 1) as i32)
+}
+
+/// A `sint64`'s value from its varint (ZigZag).
+pub(crate) fn zigzag64(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+impl FieldPlan {
+    /// Whether a wire value is an occurrence of this field: its kind's wire
+    /// type, or a packed run of a repeated scalar. Any other is an unknown
+    /// field, as Google's parser takes it.
+    #[inline]
+    pub(crate) fn accepts(&self, value: &crate::wire::Value<'_>) -> bool {
+        let wire = value.wire_type() as u8;
+        wire == self.kind.wire_type() || (self.repeated && self.kind.packable() && wire == 2)
+    }
+}
+
 /// A field's default value (for its views, [`super::FieldRef::get_or_default`]).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum FieldDefault {

@@ -593,9 +593,7 @@ impl<'a> Iterator for UnknownFields<'a> {
                 return Some(Ok(field));
             };
             let f = &plan.fields[i];
-            let wire = field.value.wire_type() as u8;
-            let packed = f.repeated && f.kind.packable() && wire == 2;
-            if wire != f.kind.wire_type() && !packed {
+            if !f.accepts(&field.value) {
                 return Some(Ok(field));
             }
             if let FieldKind::Enum(_) = f.kind {

@@ -136,9 +136,7 @@ impl Walker<'_> {
                 if only.is_some_and(|o| o != i) && (only_oneof.is_none() || f.oneof != only_oneof) {
                     continue;
                 }
-                let wire = field.value.wire_type() as u8;
-                let packed = f.repeated && f.kind.packable() && wire == 2;
-                if wire != f.kind.wire_type() && !packed {
+                if !f.accepts(&field.value) {
                     continue;
                 }
                 seq += 1;
